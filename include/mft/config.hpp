@@ -1,0 +1,94 @@
+#pragma once
+// The resolved configuration of a run: built-in defaults, then an INI file
+// (--config), then `--section.key value` on the command line, in rising
+// precedence. Keys are named `section.key` everywhere: in the INI file, on the
+// command line, and as the attributes of the output file's /config group.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mft {
+
+struct ModelConfig {
+  long long d = 8;             // token dimension
+  long long head_dim = 8;      // d_h
+  long long heads = 16;        // M, head particles per slice
+  long long slices = 8;        // L, depth slices
+  long long mlp_width = 0;     // d_f
+  long long mlp_particles = 0; // M_f (0: attention only)
+  std::string activation = "relu";
+};
+
+struct DepthConfig {
+  std::string ts_type = "rk"; // PETSc TSType, explicit one-step
+  std::string rk_type = "4";  // PETSc TSRKType, when ts_type = rk
+  long long steps_per_slice = 1;
+};
+
+struct ReadoutConfig {
+  std::string kind = "query";  // query | mean
+  long long coord = -1;        // c, 0-based; negative counts from the end
+  std::vector<double> weights; // w for `mean`; empty: the unit vector e_c
+};
+
+struct InitConfig {
+  std::uint64_t seed = 1;
+  double sigma_qk = 0.5;
+  double sigma_v = 1.0;
+};
+
+struct DataConfig {
+  std::string task = "icl-linear"; // icl-linear | gaussian | file
+  long long sequences = 64;        // N
+  long long tokens = 16;           // n
+  std::uint64_t seed = 2;
+  std::string file; // for task = file
+};
+
+struct OutputConfig {
+  std::string file = "mft.h5";
+};
+
+struct Config {
+  ModelConfig model;
+  DepthConfig depth;
+  ReadoutConfig readout;
+  InitConfig init;
+  DataConfig data;
+  OutputConfig output;
+
+  // The readout coordinate c in [0, d), negative values counted from the end.
+  long long readout_coord() const;
+  // The readout vector w (length d): readout.weights, or e_c when empty.
+  std::vector<double> readout_weights() const;
+};
+
+// One key's resolved value, typed as it is stored in /config.
+using ConfigValue = std::variant<long long, double, std::string, std::vector<double>>;
+
+struct ConfigEntry {
+  std::string key;
+  ConfigValue value;
+};
+
+// Every key with its resolved value, in the order of the key table.
+std::vector<ConfigEntry> config_entries(const Config &config);
+
+// Parses the mft share of the command line (without the subcommand word).
+// `--config FILE` names the INI file. Throws InputError naming the key and
+// the value on any unknown key, malformed number or invalid value. Sets
+// *help when --help was given (and then does not validate).
+Config parse_config(const std::vector<std::string> &args, bool *help = nullptr);
+
+// Cross-key checks (called by parse_config; again after data.task = file
+// resolved N and n from the file).
+void validate(const Config &config);
+
+// The table of keys with their defaults and meaning, for --help.
+std::string config_help();
+
+// Renders a value as it would be written in the INI file.
+std::string to_string(const ConfigValue &value);
+
+} // namespace mft

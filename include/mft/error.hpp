@@ -1,0 +1,37 @@
+#pragma once
+// Errors that mft reports to its user: one line, a non-zero exit, no hang.
+//
+// Every rank runs the same set-up on the same input, so bad input is found on
+// all ranks at once; `collectively` makes that an agreement, so a failure seen
+// by one rank alone still stops all of them cleanly.
+#include <mpi.h>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace mft {
+
+// A failure of the run (a diverged solve, an I/O error). Exit code 1.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+  virtual int exit_code() const { return 1; }
+};
+
+// Bad input from the user: a configuration key, a command-line option or an
+// input file. The message names the key or file and the offending value.
+// Exit code 2.
+class InputError : public Error {
+public:
+  using Error::Error;
+  int exit_code() const override { return 2; }
+};
+
+// Runs f on every rank of comm; if it throws on any rank, every rank throws an
+// error carrying the message of the lowest failing rank (and its kind).
+void collectively(MPI_Comm comm, const std::function<void()> &f);
+
+// Formats "key = value: why", the shape of every input error message.
+std::string key_error(const std::string &key, const std::string &value, const std::string &why);
+
+} // namespace mft

@@ -1,0 +1,80 @@
+#pragma once
+// Thin RAII over the HDF5 C API: the few operations mft's files need.
+// All helpers throw mft::Error (or InputError for a bad input file) with a
+// one-line message; HDF5's own error stack printing is switched off.
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace mft::h5 {
+
+class Handle {
+public:
+  Handle() = default;
+  explicit Handle(hid_t id) : id_(id) {}
+  ~Handle() { reset(); }
+  Handle(Handle &&o) noexcept : id_(o.id_) { o.id_ = -1; }
+  Handle &operator=(Handle &&o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      o.id_ = -1;
+    }
+    return *this;
+  }
+  Handle(const Handle &) = delete;
+  Handle &operator=(const Handle &) = delete;
+  hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  void reset();
+
+private:
+  hid_t id_ = -1;
+};
+
+// Stops HDF5 from printing its error stack; mft reports errors itself.
+void silence_errors();
+
+// --- reading (every rank reads on its own; input files are small) ---------
+
+// Opens an existing file read-only; InputError naming `key = path` when the
+// file is missing or not HDF5.
+Handle open_input(const std::string &path, const std::string &key);
+bool exists(hid_t file, const std::string &path);
+std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);
+// Reads a whole dataset as float64 (HDF5 converts integer or float32 data).
+std::vector<double> read_doubles(hid_t file, const std::string &path);
+
+// --- writing (collective on the file's communicator) ----------------------
+
+// Creates (truncates) a file with the MPI-IO driver on comm.
+Handle create_parallel(const std::string &path, MPI_Comm comm);
+Handle create_group(hid_t parent, const std::string &name);
+
+void write_attribute(hid_t obj, const std::string &name, long long value);
+void write_attribute(hid_t obj, const std::string &name, int value);
+void write_attribute(hid_t obj, const std::string &name, double value);
+void write_attribute(hid_t obj, const std::string &name, const std::string &value);
+void write_attribute(hid_t obj, const std::string &name, const std::vector<double> &value);
+
+// A float64 (or int64) dataset with a fixed shape, written whole by rank 0.
+void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
+                   const double *data, MPI_Comm comm);
+
+// A dataset that grows along its first dimension (unlimited, chunked), with
+// fixed trailing dimensions `row_shape`. Starts with 0 rows.
+Handle create_growing(hid_t file, const std::string &path, const std::vector<hsize_t> &row_shape,
+                      hid_t type, const std::vector<hsize_t> &chunk_row);
+
+// Grows dataset to `rows` rows (collective; same value on every rank).
+void set_rows(hid_t dataset, hsize_t rows);
+
+// Writes this rank's block (start/count cover every dimension, the first
+// included) collectively; a rank with an empty block takes part with no data.
+void write_block(hid_t dataset, const std::vector<hsize_t> &start,
+                 const std::vector<hsize_t> &count, hid_t mem_type, const void *data);
+
+} // namespace mft::h5

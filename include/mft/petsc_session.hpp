@@ -1,0 +1,43 @@
+#pragma once
+// The MPI + PETSc lifetime of an mft program, and the bridge from PETSc's
+// error codes to mft's one-line errors.
+#include <petscsys.h>
+
+#include <string>
+#include <vector>
+
+namespace mft {
+
+// The command line split in two: what mft parses itself (the subcommand,
+// `--section.key value`, `--help`) and what goes to PETSc's options database
+// (`-name [value]`, e.g. -depth_ts_monitor or -log_view).
+struct SplitArguments {
+  std::vector<std::string> mft;   // without the program name
+  std::vector<std::string> petsc; // without the program name
+};
+SplitArguments split_arguments(int argc, const char *const *argv);
+
+// MPI_Init, then PetscInitialize with PETSc's share of the command line and
+// an error handler that keeps PETSc's message for petsc_check instead of
+// printing a trace. Finalises both on destruction.
+class PetscSession {
+public:
+  PetscSession(int *argc, char ***argv, const std::vector<std::string> &petsc_args,
+               const char *help = nullptr);
+  ~PetscSession();
+  PetscSession(const PetscSession &) = delete;
+  PetscSession &operator=(const PetscSession &) = delete;
+
+private:
+  std::vector<std::string> storage_;
+  std::vector<char *> pointers_;
+};
+
+// Throws mft::Error with PETSc's own message when ierr is non-zero.
+void petsc_check(PetscErrorCode ierr, const char *call);
+
+} // namespace mft
+
+// Checks a PETSc call from C++ code that may throw (outside PETSc callbacks;
+// inside them use PetscCall, as PETSc does).
+#define MFT_PETSC(call) ::mft::petsc_check((call), #call)

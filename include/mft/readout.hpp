@@ -1,0 +1,32 @@
+#pragma once
+// Readout and risk (MODEL.md §4).
+//   query: yhat_i = x_{i,n}(1)[c], coordinate c of the last token;
+//   mean:  yhat_i = w^T (1/n) sum_j x_ij(1);
+//   R = (1/(2N)) sum_i |yhat_i - y_i|^2.
+#include "mft/config.hpp"
+#include "mft/data.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mft {
+
+class Readout {
+public:
+  Readout(const Config &config);
+  Readout(std::string kind, long long coord, std::vector<double> weights);
+
+  // yhat (N) from the final tokens X1 (N x n x d).
+  std::vector<double> predict(const TokenData &data, const double *X1) const;
+  // R at the final tokens X1.
+  double risk(const TokenData &data, const double *X1) const;
+
+  const std::string &kind() const { return kind_; }
+
+private:
+  std::string kind_;
+  long long coord_;
+  std::vector<double> weights_;
+};
+
+} // namespace mft

@@ -1,0 +1,37 @@
+#pragma once
+// Random streams keyed by what they belong to, never by rank order.
+//
+// A stream is keyed by (seed, species, l, m): particle m of slice l of a
+// species always draws the same numbers, whichever rank owns it, and the
+// first M heads of a wider run are exactly the heads of an M-head run.
+// Generator: xoshiro256** seeded by a SplitMix64 hash of the key; normals by
+// Box-Muller, written out here so the numbers do not depend on the C++
+// library's distribution code.
+#include <cstdint>
+
+namespace mft {
+
+enum class Species : std::uint64_t {
+  Heads = 1,        // attention head particles (Q, K, V)
+  Neurons = 2,      // MLP neuron particles (W1, W2)
+  DataSequence = 3, // the tokens of one sequence (l = sequence index)
+  DataTask = 4,     // task-wide quantities (a target functional)
+};
+
+class RandomStream {
+public:
+  RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m);
+
+  std::uint64_t next_u64();
+  // Uniform on [0, 1) with 53 random bits.
+  double uniform();
+  // Standard normal.
+  double normal();
+
+private:
+  std::uint64_t s_[4];
+  double spare_ = 0.0;
+  bool has_spare_ = false;
+};
+
+} // namespace mft

@@ -1,0 +1,317 @@
+#include "mft/config.hpp"
+
+#include "mft/error.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace mft {
+namespace {
+
+long long parse_integer(const std::string &key, const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE)
+    throw InputError(key_error(key, text, "not an integer"));
+  return v;
+}
+
+long long positive(const std::string &key, const std::string &text) {
+  const long long v = parse_integer(key, text);
+  if (v <= 0) throw InputError(key_error(key, text, "must be a positive integer"));
+  return v;
+}
+
+long long non_negative(const std::string &key, const std::string &text) {
+  const long long v = parse_integer(key, text);
+  if (v < 0) throw InputError(key_error(key, text, "must be a non-negative integer"));
+  return v;
+}
+
+std::uint64_t parse_seed(const std::string &key, const std::string &text) {
+  const long long v = parse_integer(key, text);
+  if (v < 0) throw InputError(key_error(key, text, "must be a non-negative integer"));
+  return static_cast<std::uint64_t>(v);
+}
+
+double parse_real(const std::string &key, const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw InputError(key_error(key, text, "not a finite number"));
+  return v;
+}
+
+double non_negative_real(const std::string &key, const std::string &text) {
+  const double v = parse_real(key, text);
+  if (v < 0) throw InputError(key_error(key, text, "must be >= 0"));
+  return v;
+}
+
+std::vector<double> parse_reals(const std::string &key, const std::string &text) {
+  std::vector<double> out;
+  std::string item;
+  std::stringstream ss(text);
+  while (std::getline(ss, item, ',')) {
+    const auto b = item.find_first_not_of(" \t");
+    const auto e = item.find_last_not_of(" \t");
+    if (b == std::string::npos) throw InputError(key_error(key, text, "empty list entry"));
+    out.push_back(parse_real(key, item.substr(b, e - b + 1)));
+  }
+  return out;
+}
+
+std::string one_of(const std::string &key, const std::string &text,
+                   std::initializer_list<const char *> choices) {
+  std::string list;
+  for (const char *c : choices) {
+    if (text == c) return text;
+    list += (list.empty() ? "" : ", ") + std::string(c);
+  }
+  throw InputError(key_error(key, text, "must be one of " + list));
+}
+
+std::string non_empty(const std::string &key, const std::string &text) {
+  if (text.empty()) throw InputError(key_error(key, text, "must not be empty"));
+  return text;
+}
+
+// One configuration key: its default (as INI text), meaning, and how it is
+// read into and out of Config. The single table below is the only list of
+// keys: help, parsing and the /config group all come from it.
+struct Key {
+  const char *name;
+  const char *default_text;
+  const char *help;
+  std::function<void(Config &, const std::string &)> set;
+  std::function<ConfigValue(const Config &)> get;
+};
+
+const std::vector<Key> &key_table() {
+  static const std::vector<Key> table = {
+      {"model.d", "8", "token dimension d",
+       [](Config &c, const std::string &v) { c.model.d = positive("model.d", v); },
+       [](const Config &c) { return ConfigValue(c.model.d); }},
+      {"model.head_dim", "8", "head dimension d_h (Q, K are d_h x d)",
+       [](Config &c, const std::string &v) { c.model.head_dim = positive("model.head_dim", v); },
+       [](const Config &c) { return ConfigValue(c.model.head_dim); }},
+      {"model.heads", "16", "head particles per depth slice, M",
+       [](Config &c, const std::string &v) { c.model.heads = positive("model.heads", v); },
+       [](const Config &c) { return ConfigValue(c.model.heads); }},
+      {"model.slices", "8", "depth slices L of s in [0,1]",
+       [](Config &c, const std::string &v) { c.model.slices = positive("model.slices", v); },
+       [](const Config &c) { return ConfigValue(c.model.slices); }},
+      {"model.mlp_width", "0", "MLP neuron width d_f",
+       [](Config &c, const std::string &v) { c.model.mlp_width = non_negative("model.mlp_width", v); },
+       [](const Config &c) { return ConfigValue(c.model.mlp_width); }},
+      {"model.mlp_particles", "0", "MLP neuron particles per slice M_f (0: attention only)",
+       [](Config &c, const std::string &v) {
+         c.model.mlp_particles = non_negative("model.mlp_particles", v);
+       },
+       [](const Config &c) { return ConfigValue(c.model.mlp_particles); }},
+      {"model.activation", "relu", "MLP activation: relu, gelu, huber-relu",
+       [](Config &c, const std::string &v) {
+         c.model.activation = one_of("model.activation", v, {"relu", "gelu", "huber-relu"});
+       },
+       [](const Config &c) { return ConfigValue(c.model.activation); }},
+      {"depth.ts_type", "rk", "PETSc TS type in depth: euler, rk, ssp (-depth_ts_type overrides)",
+       [](Config &c, const std::string &v) {
+         c.depth.ts_type = one_of("depth.ts_type", v, {"euler", "rk", "ssp"});
+       },
+       [](const Config &c) { return ConfigValue(c.depth.ts_type); }},
+      {"depth.rk_type", "4", "PETSc RK tableau for ts_type rk: 1fe, 2a, 3, 3bs, 4, 5f, 5dp, ...",
+       [](Config &c, const std::string &v) { c.depth.rk_type = non_empty("depth.rk_type", v); },
+       [](const Config &c) { return ConfigValue(c.depth.rk_type); }},
+      {"depth.steps_per_slice", "1", "integrator steps k per slice (step 1/(L k))",
+       [](Config &c, const std::string &v) {
+         c.depth.steps_per_slice = positive("depth.steps_per_slice", v);
+       },
+       [](const Config &c) { return ConfigValue(c.depth.steps_per_slice); }},
+      {"readout.kind", "query", "query: coordinate c of the last token; mean: w . mean token",
+       [](Config &c, const std::string &v) {
+         c.readout.kind = one_of("readout.kind", v, {"query", "mean"});
+       },
+       [](const Config &c) { return ConfigValue(c.readout.kind); }},
+      {"readout.coord", "-1", "readout coordinate c, 0-based; -1 is the last (stored resolved)",
+       [](Config &c, const std::string &v) { c.readout.coord = parse_integer("readout.coord", v); },
+       [](const Config &c) { return ConfigValue(c.readout_coord()); }},
+      {"readout.weights", "", "w for the mean readout, comma-separated (d values); empty: e_c",
+       [](Config &c, const std::string &v) {
+         c.readout.weights = v.empty() ? std::vector<double>{} : parse_reals("readout.weights", v);
+       },
+       [](const Config &c) { return ConfigValue(c.readout_weights()); }},
+      {"init.seed", "1", "seed of the particle streams (seed, species, l, m)",
+       [](Config &c, const std::string &v) { c.init.seed = parse_seed("init.seed", v); },
+       [](const Config &c) { return ConfigValue(static_cast<long long>(c.init.seed)); }},
+      {"init.sigma_qk", "0.5", "std of the entries of Q and K at initialisation",
+       [](Config &c, const std::string &v) {
+         c.init.sigma_qk = non_negative_real("init.sigma_qk", v);
+       },
+       [](const Config &c) { return ConfigValue(c.init.sigma_qk); }},
+      {"init.sigma_v", "1.0", "std of the entries of V at initialisation (0 allowed)",
+       [](Config &c, const std::string &v) { c.init.sigma_v = non_negative_real("init.sigma_v", v); },
+       [](const Config &c) { return ConfigValue(c.init.sigma_v); }},
+      {"data.task", "icl-linear", "data: icl-linear, gaussian, file",
+       [](Config &c, const std::string &v) {
+         c.data.task = one_of("data.task", v, {"icl-linear", "gaussian", "file"});
+       },
+       [](const Config &c) { return ConfigValue(c.data.task); }},
+      {"data.sequences", "64", "sequences N (task file: taken from the file)",
+       [](Config &c, const std::string &v) { c.data.sequences = positive("data.sequences", v); },
+       [](const Config &c) { return ConfigValue(c.data.sequences); }},
+      {"data.tokens", "16", "tokens per sequence n (task file: taken from the file)",
+       [](Config &c, const std::string &v) { c.data.tokens = positive("data.tokens", v); },
+       [](const Config &c) { return ConfigValue(c.data.tokens); }},
+      {"data.seed", "2", "seed of the data streams",
+       [](Config &c, const std::string &v) { c.data.seed = parse_seed("data.seed", v); },
+       [](const Config &c) { return ConfigValue(static_cast<long long>(c.data.seed)); }},
+      {"data.file", "", "HDF5 file with /data/tokens (N,n,d) and /data/targets (N,1)",
+       [](Config &c, const std::string &v) { c.data.file = v; },
+       [](const Config &c) { return ConfigValue(c.data.file); }},
+      {"output.file", "mft.h5", "HDF5 output file",
+       [](Config &c, const std::string &v) { c.output.file = non_empty("output.file", v); },
+       [](const Config &c) { return ConfigValue(c.output.file); }},
+  };
+  return table;
+}
+
+po::options_description describe_keys() {
+  po::options_description desc("Configuration keys (INI: [section] key = value; command line: --section.key value)");
+  for (const Key &k : key_table())
+    desc.add_options()(k.name, po::value<std::string>()->default_value(k.default_text), k.help);
+  return desc;
+}
+
+std::string where(const std::string &config_file) {
+  return config_file.empty() ? "" : " (command line or " + config_file + ")";
+}
+
+} // namespace
+
+long long Config::readout_coord() const {
+  return readout.coord < 0 ? model.d + readout.coord : readout.coord;
+}
+
+std::vector<double> Config::readout_weights() const {
+  if (!readout.weights.empty()) return readout.weights;
+  std::vector<double> w(static_cast<size_t>(model.d), 0.0);
+  const long long c = readout_coord();
+  if (c >= 0 && c < model.d) w[static_cast<size_t>(c)] = 1.0;
+  return w;
+}
+
+std::vector<ConfigEntry> config_entries(const Config &config) {
+  std::vector<ConfigEntry> out;
+  for (const Key &k : key_table()) out.push_back({k.name, k.get(config)});
+  return out;
+}
+
+std::string to_string(const ConfigValue &value) {
+  struct {
+    std::string operator()(long long v) const { return std::to_string(v); }
+    std::string operator()(double v) const {
+      std::ostringstream s;
+      s.precision(17);
+      s << v;
+      return s.str();
+    }
+    std::string operator()(const std::string &v) const { return v; }
+    std::string operator()(const std::vector<double> &v) const {
+      std::string s;
+      for (double x : v) s += (s.empty() ? "" : ",") + (*this)(x);
+      return s;
+    }
+  } render;
+  return std::visit(render, value);
+}
+
+void validate(const Config &c) {
+  const auto d = c.model.d;
+  if (c.readout.coord >= d || c.readout.coord < -d)
+    throw InputError(key_error("readout.coord", std::to_string(c.readout.coord),
+                               "out of range for model.d = " + std::to_string(d)));
+  if (!c.readout.weights.empty() && static_cast<long long>(c.readout.weights.size()) != d)
+    throw InputError(key_error("readout.weights", to_string(c.readout.weights),
+                               "needs model.d = " + std::to_string(d) + " values, got " +
+                                   std::to_string(c.readout.weights.size())));
+  if (c.data.task == "icl-linear") {
+    if (d < 2)
+      throw InputError(key_error("model.d", std::to_string(d),
+                                 "data.task = icl-linear needs d >= 2 (inputs and a label)"));
+    if (c.data.tokens < 2)
+      throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
+                                 "data.task = icl-linear needs n >= 2 (examples and a query)"));
+  }
+  if (c.data.task == "file" && c.data.file.empty())
+    throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
+  if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
+    throw InputError(key_error("model.mlp_width", "0",
+                               "must be positive when model.mlp_particles > 0"));
+}
+
+Config parse_config(const std::vector<std::string> &args, bool *help) {
+  po::options_description keys = describe_keys();
+  po::options_description cmdline;
+  cmdline.add_options()("config", po::value<std::string>(), "INI configuration file")(
+      "help", "list the keys");
+  cmdline.add(keys);
+
+  po::variables_map vm;
+  std::string config_file;
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(cmdline)
+                  .style(po::command_line_style::unix_style &
+                         ~po::command_line_style::allow_guessing &
+                         ~po::command_line_style::allow_short)
+                  .run(),
+              vm);
+    if (vm.count("help")) {
+      if (help) *help = true;
+      return Config{};
+    }
+    if (vm.count("config")) {
+      config_file = vm["config"].as<std::string>();
+      std::ifstream in(config_file);
+      if (!in) throw InputError(key_error("--config", config_file, "cannot open the file"));
+      po::store(po::parse_config_file(in, keys, false), vm);
+    }
+  } catch (const po::unknown_option &e) {
+    throw InputError(key_error(e.get_option_name(), "", "unknown key" + where(config_file)));
+  } catch (const po::multiple_occurrences &e) {
+    throw InputError(key_error(e.get_option_name(), "", "given more than once"));
+  } catch (const po::invalid_command_line_syntax &e) {
+    throw InputError(key_error(e.get_option_name(), "", "needs a value"));
+  } catch (const po::too_many_positional_options_error &) {
+    std::string extra;
+    for (const auto &a : args)
+      if (a.rfind("--", 0) != 0) extra = a;
+    throw InputError(key_error("argument", extra, "unexpected (keys are given as --section.key value)"));
+  } catch (const po::error &e) {
+    throw InputError(std::string("command line: ") + e.what());
+  }
+  po::notify(vm);
+
+  Config c;
+  for (const Key &k : key_table()) k.set(c, vm[k.name].as<std::string>());
+  validate(c);
+  return c;
+}
+
+std::string config_help() {
+  std::ostringstream s;
+  s << describe_keys();
+  return s.str();
+}
+
+} // namespace mft
