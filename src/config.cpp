@@ -193,7 +193,12 @@ po::options_description describe_keys() {
 }
 
 std::string where(const std::string &config_file) {
-  return config_file.empty() ? "" : " (command line or " + config_file + ")";
+  return config_file.empty() ? " on the command line" : " on the command line or in " + config_file;
+}
+
+// "--model.heads" -> "model.heads", the key's own name.
+std::string bare(const std::string &option) {
+  return option.rfind("--", 0) == 0 ? option.substr(2) : option;
 }
 
 } // namespace
@@ -269,8 +274,10 @@ Config parse_config(const std::vector<std::string> &args, bool *help) {
   po::variables_map vm;
   std::string config_file;
   try {
+    const po::positional_options_description no_positionals;
     po::store(po::command_line_parser(args)
                   .options(cmdline)
+                  .positional(no_positionals)
                   .style(po::command_line_style::unix_style &
                          ~po::command_line_style::allow_guessing &
                          ~po::command_line_style::allow_short)
@@ -287,11 +294,12 @@ Config parse_config(const std::vector<std::string> &args, bool *help) {
       po::store(po::parse_config_file(in, keys, false), vm);
     }
   } catch (const po::unknown_option &e) {
-    throw InputError(key_error(e.get_option_name(), "", "unknown key" + where(config_file)));
+    throw InputError("unknown key '" + bare(e.get_option_name()) + "'" + where(config_file) +
+                     " (mft COMMAND --help lists the keys)");
   } catch (const po::multiple_occurrences &e) {
-    throw InputError(key_error(e.get_option_name(), "", "given more than once"));
+    throw InputError("key '" + bare(e.get_option_name()) + "' is given more than once");
   } catch (const po::invalid_command_line_syntax &e) {
-    throw InputError(key_error(e.get_option_name(), "", "needs a value"));
+    throw InputError("key '" + bare(e.get_option_name()) + "' needs a value");
   } catch (const po::too_many_positional_options_error &) {
     std::string extra;
     for (const auto &a : args)

@@ -1,0 +1,21 @@
+# Sourced by the scripts: the environment mft runs in on one machine.
+# One BLAS thread per MPI rank: the ranks already use the cores.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# Open MPI refuses to run as root unless told it may (containers, CI).
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Readers (h5py) may open a file while mft still writes it.
+export HDF5_USE_FILE_LOCKING=${HDF5_USE_FILE_LOCKING:-FALSE}
+
+MFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MFT_BUILD=${MFT_BUILD:-$MFT_ROOT/build}
+
+# mft_build: configure (once) and build into $MFT_BUILD.
+mft_build() {
+  if [ ! -f "$MFT_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$MFT_ROOT" -B "$MFT_BUILD" -DCMAKE_BUILD_TYPE=Release
+  fi
+  cmake --build "$MFT_BUILD" -j "$(nproc)"
+}

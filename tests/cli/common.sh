@@ -1,0 +1,31 @@
+# Shared by the end-to-end tests. Needs MFT, MPIEXEC and PYTHON in the
+# environment (ctest sets them).
+set -u
+: "${MFT:?}" "${MPIEXEC:?}" "${PYTHON:?}"
+WORK=$(mktemp -d /tmp/mft-cli-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# mft_run RANKS ARGS...: runs mft under mpiexec with a time limit, stdout to
+# out.txt, stderr to err.txt; sets $status.
+mft_run() {
+  local ranks=$1
+  shift
+  # -q: Open MPI prints no summary of its own when a rank exits non-zero.
+  timeout 120 "$MPIEXEC" -q -n "$ranks" "$MFT" "$@" >out.txt 2>err.txt
+  status=$?
+}
+
+finish() {
+  if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+  fi
+  echo "all checks passed"
+}

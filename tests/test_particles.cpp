@@ -1,0 +1,86 @@
+// Ownership of heads and the keyed random streams (MODEL.md §9).
+#include "mft/particles.hpp"
+#include "mft/rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+TEST(Ownership, BlocksCoverEveryHeadOnce) {
+  for (long long M : {1LL, 2LL, 7LL, 64LL})
+    for (int P : {1, 2, 3, 5}) {
+      long long next = 0;
+      for (int r = 0; r < P; ++r) {
+        const auto o = mft::HeadOwnership::block(M, r, P);
+        EXPECT_EQ(o.begin, next);
+        EXPECT_GE(o.count(), M / P);
+        EXPECT_LE(o.count(), M / P + 1);
+        next = o.end;
+      }
+      EXPECT_EQ(next, M);
+    }
+  EXPECT_EQ(mft::HeadOwnership::block(2, 2, 3).count(), 0); // a rank may own none
+}
+
+TEST(Particles, SameHeadsOnAnyOwnershipAndWidth) {
+  const long long L = 3, d_h = 2, d = 3;
+  mft::HeadParticles narrow(L, 4, d_h, d, mft::HeadOwnership::block(4, 0, 1));
+  mft::HeadParticles wide(L, 9, d_h, d, mft::HeadOwnership::block(9, 0, 1));
+  mft::HeadParticles block(L, 9, d_h, d, mft::HeadOwnership::block(9, 1, 2)); // heads 5..8
+  narrow.initialise(42, 0.3, 0.7);
+  wide.initialise(42, 0.3, 0.7);
+  block.initialise(42, 0.3, 0.7);
+  for (long long l = 0; l < L; ++l) {
+    for (long long m = 0; m < 4; ++m)
+      for (long long i = 0; i < d_h * d; ++i) {
+        EXPECT_EQ(narrow.q(l, m)[i], wide.q(l, m)[i]);
+        EXPECT_EQ(narrow.k(l, m)[i], wide.k(l, m)[i]);
+      }
+    for (long long m = block.own.begin; m < block.own.end; ++m)
+      for (long long i = 0; i < d * d; ++i)
+        EXPECT_EQ(block.v(l, m - block.own.begin)[i], wide.v(l, m)[i]);
+  }
+}
+
+TEST(Particles, InitialLawHasTheConfiguredScales) {
+  mft::HeadParticles p(4, 500, 4, 4, mft::HeadOwnership::block(500, 0, 1));
+  p.initialise(7, 0.5, 2.0);
+  auto moments = [](const std::vector<double> &v) {
+    double s = 0, s2 = 0;
+    for (double x : v) {
+      s += x;
+      s2 += x * x;
+    }
+    const double mean = s / v.size();
+    return std::make_pair(mean, std::sqrt(s2 / v.size() - mean * mean));
+  };
+  // 32000 draws each: the standard error of the std is below 0.5 %.
+  auto [mq, sq] = moments(p.Q);
+  auto [mv, sv] = moments(p.V);
+  EXPECT_NEAR(mq, 0.0, 0.02);
+  EXPECT_NEAR(sq, 0.5, 0.01);
+  EXPECT_NEAR(mv, 0.0, 0.08);
+  EXPECT_NEAR(sv, 2.0, 0.04);
+  p.initialise(7, 0.5, 0.0);
+  for (double v : p.V) EXPECT_EQ(v, 0.0);
+}
+
+TEST(RandomStream, KeysGiveDistinctStreams) {
+  mft::RandomStream a(1, mft::Species::Heads, 0, 0), b(1, mft::Species::Heads, 0, 1),
+      c(1, mft::Species::Neurons, 0, 0), d(2, mft::Species::Heads, 0, 0),
+      a2(1, mft::Species::Heads, 0, 0);
+  const auto x = a.next_u64();
+  EXPECT_NE(x, b.next_u64());
+  EXPECT_NE(x, c.next_u64());
+  EXPECT_NE(x, d.next_u64());
+  EXPECT_EQ(x, a2.next_u64());
+  for (int i = 0; i < 1000; ++i) {
+    const double u = a.uniform();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+}
+
+} // namespace

@@ -1,0 +1,61 @@
+// Rank invariance: the same forward run on 1, 2 and 3 ranks (sub-communicators
+// of a 3-rank job) gives the same risk and final tokens up to reduction
+// rounding. Run with 3 ranks.
+#include "mft/forward_run.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+namespace {
+
+struct Outcome {
+  double risk;
+  std::vector<double> tokens;
+};
+
+// Runs `config` on the first `ranks` ranks of the world; the result is
+// returned on world rank 0 (which takes part in every run).
+Outcome run_on(int ranks, const mft::Config &config) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &comm);
+  Outcome out{0.0, {}};
+  if (comm != MPI_COMM_NULL) {
+    const mft::RunInfo info = mft::make_run_info(comm, 0, nullptr);
+    const mft::ForwardResult r = mft::run_forward(comm, config, info, nullptr, false);
+    out = {r.risk, r.tokens_final};
+    MPI_Comm_free(&comm);
+  }
+  return out;
+}
+
+void expect_rank_invariant(const mft::Config &config) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  ASSERT_EQ(size, 3) << "run this test with 3 ranks";
+  const Outcome one = run_on(1, config), two = run_on(2, config), three = run_on(3, config);
+  if (rank != 0) return;
+  EXPECT_NEAR(two.risk, one.risk, 1e-12 * std::fabs(one.risk));
+  EXPECT_NEAR(three.risk, one.risk, 1e-12 * std::fabs(one.risk));
+  EXPECT_LT(mft::test::relative_error(two.tokens, one.tokens), 1e-12);
+  EXPECT_LT(mft::test::relative_error(three.tokens, one.tokens), 1e-12);
+  EXPECT_GT(one.risk, 0.0);
+}
+
+TEST(Ranks, ForwardAgreesOnOneTwoThreeRanks) {
+  mft::Config c = mft::parse_config({"--model.heads", "7", "--model.slices", "4", "--data.sequences",
+                                     "9", "--data.tokens", "6", "--model.d", "5"});
+  expect_rank_invariant(c);
+}
+
+TEST(Ranks, ARankWithoutHeads) {
+  // M = 2 on 3 ranks: the third rank owns no head and still takes part.
+  mft::Config c = mft::parse_config({"--model.heads", "2", "--model.slices", "3", "--data.task",
+                                     "gaussian", "--readout.kind", "mean", "--depth.ts_type", "ssp"});
+  expect_rank_invariant(c);
+}
+
+} // namespace
