@@ -259,6 +259,9 @@ void validate(const Config &c) {
   }
   if (c.data.task == "file" && c.data.file.empty())
     throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
+  if (c.model.mlp_particles > 0)
+    throw InputError(key_error("model.mlp_particles", std::to_string(c.model.mlp_particles),
+                               "the MLP species is not part of this version (use 0)"));
   if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
     throw InputError(key_error("model.mlp_width", "0",
                                "must be positive when model.mlp_particles > 0"));
