@@ -5,6 +5,7 @@
 #include "mft/forward_run.hpp"
 #include "mft/petsc_session.hpp"
 #include "mft/run_file.hpp"
+#include "mft/train_run.hpp"
 #include "mft/version.hpp"
 
 #include <iostream>
@@ -15,6 +16,7 @@ const char *kUsage =
     "usage: mpirun -n P mft COMMAND [--config FILE] [--section.key VALUE ...] [-petsc_option ...]\n"
     "\n"
     "commands:\n"
+    "  train     train the particles by the gradient flow in training time tau (the main job)\n"
     "  forward   integrate the token measures through depth s in [0,1] at the initial\n"
     "            particles, print the risk R and write the HDF5 run file\n"
     "\n"
@@ -33,19 +35,23 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command != "forward")
+  if (command != "forward" && command != "train")
     throw mft::InputError(mft::key_error("command", command, "unknown (try: mft --help)"));
 
   bool help = false;
   mft::Config config = mft::parse_config(rest, &help);
   if (help) {
     if (rank == 0)
-      std::cout << "usage: mpirun -n P mft forward [--config FILE] [--section.key VALUE ...]\n\n"
+      std::cout << "usage: mpirun -n P mft " << command
+                << " [--config FILE] [--section.key VALUE ...]\n\n"
                 << mft::config_help();
     return 0;
   }
   const mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
-  mft::run_forward(MPI_COMM_WORLD, config, info, &std::cout);
+  if (command == "train")
+    mft::run_train(MPI_COMM_WORLD, config, info, &std::cout);
+  else
+    mft::run_forward(MPI_COMM_WORLD, config, info, &std::cout);
   return 0;
 }
 

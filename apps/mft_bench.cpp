@@ -50,9 +50,10 @@ int main(int argc, char **argv) {
 
   try {
     const mft::TokenData data = mft::make_gaussian(N, n, d, 2);
-    mft::HeadParticles heads(L, M, dh, d, mft::HeadOwnership::block(M, rank, size));
-    heads.initialise(1, 0.5, 1.0);
-    mft::DepthField field(MPI_COMM_WORLD, N, n, heads);
+    mft::Particles particles{mft::HeadParticles(L, M, dh, d, mft::HeadOwnership::block(M, rank, size)),
+                             {}};
+    particles.heads.initialise(1, 0.5, 1.0);
+    mft::DepthField field(MPI_COMM_WORLD, N, n, particles);
     mft::DepthConfig depth;
     depth.ts_type = "rk";
     depth.rk_type = rk;

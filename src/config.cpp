@@ -161,9 +161,19 @@ const std::vector<Key> &key_table() {
       {"init.sigma_v", "1.0", "std of the entries of V at initialisation (0 allowed)",
        [](Config &c, const std::string &v) { c.init.sigma_v = non_negative_real("init.sigma_v", v); },
        [](const Config &c) { return ConfigValue(c.init.sigma_v); }},
-      {"data.task", "icl-linear", "data: icl-linear, gaussian, file",
+      {"init.sigma_w1", "0.5", "std of the entries of the MLP's W1 at initialisation",
        [](Config &c, const std::string &v) {
-         c.data.task = one_of("data.task", v, {"icl-linear", "gaussian", "file"});
+         c.init.sigma_w1 = non_negative_real("init.sigma_w1", v);
+       },
+       [](const Config &c) { return ConfigValue(c.init.sigma_w1); }},
+      {"init.sigma_w2", "0.5", "std of the entries of the MLP's W2 at initialisation",
+       [](Config &c, const std::string &v) {
+         c.init.sigma_w2 = non_negative_real("init.sigma_w2", v);
+       },
+       [](const Config &c) { return ConfigValue(c.init.sigma_w2); }},
+      {"data.task", "icl-linear", "data: icl-linear, gaussian, teacher, file",
+       [](Config &c, const std::string &v) {
+         c.data.task = one_of("data.task", v, {"icl-linear", "gaussian", "teacher", "file"});
        },
        [](const Config &c) { return ConfigValue(c.data.task); }},
       {"data.sequences", "64", "sequences N (task file: taken from the file)",
@@ -178,9 +188,40 @@ const std::vector<Key> &key_table() {
       {"data.file", "", "HDF5 file with /data/tokens (N,n,d) and /data/targets (N,1)",
        [](Config &c, const std::string &v) { c.data.file = v; },
        [](const Config &c) { return ConfigValue(c.data.file); }},
+      {"data.teacher_heads", "0",
+       "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); 0: model.heads",
+       [](Config &c, const std::string &v) {
+         c.data.teacher_heads = non_negative("data.teacher_heads", v);
+       },
+       [](const Config &c) { return ConfigValue(c.data.teacher_heads); }},
+      {"train.ts_type", "euler", "PETSc TS in training time tau: euler, rk, ssp (-train_ts_type overrides)",
+       [](Config &c, const std::string &v) {
+         c.train.ts_type = one_of("train.ts_type", v, {"euler", "rk", "ssp"});
+       },
+       [](const Config &c) { return ConfigValue(c.train.ts_type); }},
+      {"train.dtau", "0.5", "step in training time tau (euler: the gradient-descent step)",
+       [](Config &c, const std::string &v) {
+         c.train.dtau = parse_real("train.dtau", v);
+         if (c.train.dtau <= 0) throw InputError(key_error("train.dtau", v, "must be > 0"));
+       },
+       [](const Config &c) { return ConfigValue(c.train.dtau); }},
+      {"train.steps", "100", "training steps",
+       [](Config &c, const std::string &v) { c.train.steps = non_negative("train.steps", v); },
+       [](const Config &c) { return ConfigValue(c.train.steps); }},
+      {"train.lambda", "0", "weight decay lambda >= 0",
+       [](Config &c, const std::string &v) { c.train.lambda = non_negative_real("train.lambda", v); },
+       [](const Config &c) { return ConfigValue(c.train.lambda); }},
+      {"train.print_every", "10", "a progress line every this many steps",
+       [](Config &c, const std::string &v) { c.train.print_every = positive("train.print_every", v); },
+       [](const Config &c) { return ConfigValue(c.train.print_every); }},
       {"output.file", "mft.h5", "HDF5 output file",
        [](Config &c, const std::string &v) { c.output.file = non_empty("output.file", v); },
        [](const Config &c) { return ConfigValue(c.output.file); }},
+      {"output.snapshot_every", "10", "a particle snapshot every this many steps (and the last)",
+       [](Config &c, const std::string &v) {
+         c.output.snapshot_every = positive("output.snapshot_every", v);
+       },
+       [](const Config &c) { return ConfigValue(c.output.snapshot_every); }},
   };
   return table;
 }
@@ -259,9 +300,6 @@ void validate(const Config &c) {
   }
   if (c.data.task == "file" && c.data.file.empty())
     throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
-  if (c.model.mlp_particles > 0)
-    throw InputError(key_error("model.mlp_particles", std::to_string(c.model.mlp_particles),
-                               "the MLP species is not part of this version (use 0)"));
   if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
     throw InputError(key_error("model.mlp_width", "0",
                                "must be positive when model.mlp_particles > 0"));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace mft {
@@ -36,11 +37,12 @@ PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
   PetscCall(VecGetArray(F, &f));
   try {
     ctx->field->evaluate(ctx->slice, x, f);
-  } catch (const std::exception &e) {
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", e.what());
+  } catch (...) {
+    ctx->error = std::current_exception();
   }
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "field evaluation failed");
   PetscFunctionReturn(0);
 }
 
@@ -61,9 +63,13 @@ PetscErrorCode DepthPostStep(TS ts) {
   bool finite = true;
   for (PetscInt i = 0; i < n && finite; ++i) finite = std::isfinite(x[i]);
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCheck(finite, PETSC_COMM_SELF, PETSC_ERR_FP,
-             "forward: a token became non-finite in depth slice %" PetscInt_FMT " (s = %g)",
-             ctx->slice, (double)s);
+  if (!finite) {
+    char text[160];
+    std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)",
+                  static_cast<int>(ctx->slice), static_cast<double>(s));
+    ctx->error = std::make_exception_ptr(Error(text));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -73,7 +79,19 @@ bool is_explicit_one_step(const std::string &type) {
 
 } // namespace
 
-DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config) {
+void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call) {
+  if (!ierr) return;
+  if (error) {
+    std::exception_ptr e = error;
+    error = nullptr;
+    petsc_forget_message();
+    std::rethrow_exception(e);
+  }
+  petsc_check(ierr, call);
+}
+
+DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint)
+    : adjoint_(adjoint) {
   ctx_.field = &field;
   ctx_.slices = static_cast<PetscInt>(field.slices());
   ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);
@@ -96,32 +114,64 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config) {
   MFT_PETSC(TSSetPreStep(ts_, DepthPreStep));
   MFT_PETSC(TSSetPostStep(ts_, DepthPostStep));
   MFT_PETSC(TSSetType(ts_, config.ts_type.c_str()));
+  if (adjoint_) {
+    // Keep the forward states and stages in memory for TSAdjointSolve
+    // (the default "basic" trajectory writes files); -depth_ts_trajectory_type overrides.
+    MFT_PETSC(TSSetSaveTrajectory(ts_));
+    TSTrajectory trajectory;
+    MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+    MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
+  }
   try {
     MFT_PETSC(TSSetFromOptions(ts_));
   } catch (const Error &e) {
     throw InputError(std::string("depth TS options: ") + e.what());
   }
-  // The configured tableau applies unless -depth_ts_rk_type chose one.
   TSType chosen;
   MFT_PETSC(TSGetType(ts_, &chosen));
-  MFT_PETSC(PetscOptionsHasName(nullptr, "depth_", "-ts_rk_type", &set));
-  if (std::string(chosen) == TSRK && !set) {
-    try {
-      MFT_PETSC(TSRKSetType(ts_, config.rk_type.c_str()));
-    } catch (const Error &) {
-      throw InputError(key_error("depth.rk_type", config.rk_type,
-                                 "not a PETSc RK tableau (1fe, 2a, 3, 3bs, 4, 5f, 5dp, 5bs, ...)"));
+  ts_type_ = chosen;
+  rk_type_ = config.rk_type;
+  if (ts_type_ == TSSSP && adjoint_)
+    throw InputError(key_error("depth.ts_type", "ssp",
+                               "PETSc has no adjoint for TSSSP; training needs rk or euler"));
+  if (ts_type_ == TSEULER) {
+    // Forward Euler is run as the one-stage RK tableau 1fe: the same scheme,
+    // and PETSc's RK has the adjoint.
+    MFT_PETSC(TSSetType(ts_, TSRK));
+    MFT_PETSC(TSRKSetType(ts_, TSRK1FE));
+    rk_type_ = TSRK1FE;
+  } else if (ts_type_ == TSRK) {
+    // The configured tableau applies unless -depth_ts_rk_type chose one.
+    MFT_PETSC(PetscOptionsHasName(nullptr, "depth_", "-ts_rk_type", &set));
+    if (!set) {
+      try {
+        MFT_PETSC(TSRKSetType(ts_, config.rk_type.c_str()));
+      } catch (const Error &) {
+        throw InputError(key_error("depth.rk_type", config.rk_type,
+                                   "not a PETSc RK tableau (1fe, 2a, 3, 3bs, 4, 5f, 5dp, 5bs, ...)"));
+      }
     }
+    TSRKType rk;
+    MFT_PETSC(TSRKGetType(ts_, &rk));
+    rk_type_ = rk;
+  }
+  if (std::string(chosen) == TSRK || ts_type_ == TSEULER) {
+    PetscInt s = 1;
+    MFT_PETSC(TSRKGetTableau(ts_, &s, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+    stages_ = s;
   }
 
   // The TS is replicated on every rank: only rank 0 keeps monitors, so
   // -depth_ts_monitor prints each step once.
   int rank = 0;
   MPI_Comm_rank(field.comm(), &rank);
-  if (rank != 0) MFT_PETSC(TSMonitorCancel(ts_));
+  if (rank != 0) {
+    MFT_PETSC(TSMonitorCancel(ts_));
+    if (adjoint_) MFT_PETSC(TSAdjointMonitorCancel(ts_));
+  }
 
-  // Fixed steps whatever the options say: exact slice boundaries, and (for
-  // the adjoint) a step sequence that can be replayed.
+  // Fixed steps whatever the options say: exact slice boundaries, and a step
+  // sequence the adjoint replays exactly.
   const PetscReal h = 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice);
   TSAdapt adapt;
   MFT_PETSC(TSGetAdapt(ts_, &adapt));
@@ -132,33 +182,30 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config) {
   // s = 1 so rounding in the accumulated s never cuts or stretches a step.
   MFT_PETSC(TSSetMaxTime(ts_, 1.0 + 0.5 * h));
   MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
-
-  TSType type;
-  MFT_PETSC(TSGetType(ts_, &type));
-  ts_type_ = type;
-  rk_type_ = config.rk_type;
-  if (ts_type_ == TSRK) {
-    TSRKType rk;
-    MFT_PETSC(TSRKGetType(ts_, &rk));
-    rk_type_ = rk;
-  }
+  if (adjoint_) create_adjoint_objects();
 }
 
 DepthSolver::~DepthSolver() {
   TSDestroy(&ts_);
   VecDestroy(&X_);
+  MatDestroy(&J_);
+  MatDestroy(&Jp_);
+  VecDestroy(&lambda_);
+  VecDestroy(&mu_);
 }
 
 void DepthSolver::solve(const double *X0, double *X1) {
+  const auto size = static_cast<size_t>(ctx_.field->state_size());
   PetscScalar *x = nullptr;
   MFT_PETSC(VecGetArray(X_, &x));
-  std::memcpy(x, X0, sizeof(double) * static_cast<size_t>(ctx_.field->state_size()));
+  std::memcpy(x, X0, sizeof(double) * size);
   MFT_PETSC(VecRestoreArray(X_, &x));
   ctx_.slice = 0;
+  if (adjoint_) MFT_PETSC(TSResetTrajectory(ts_));
   MFT_PETSC(TSSetTime(ts_, 0.0));
   MFT_PETSC(TSSetStepNumber(ts_, 0));
   MFT_PETSC(TSSetTimeStep(ts_, 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice)));
-  MFT_PETSC(TSSolve(ts_, X_));
+  petsc_call_with_callbacks(TSSolve(ts_, X_), ctx_.error, "TSSolve (depth)");
   PetscInt steps = 0;
   MFT_PETSC(TSGetStepNumber(ts_, &steps));
   if (steps != ctx_.slices * ctx_.steps_per_slice)
@@ -166,8 +213,15 @@ void DepthSolver::solve(const double *X0, double *X1) {
                 std::to_string(ctx_.slices * ctx_.steps_per_slice));
   const PetscScalar *y = nullptr;
   MFT_PETSC(VecGetArrayRead(X_, &y));
-  std::memcpy(X1, y, sizeof(double) * static_cast<size_t>(ctx_.field->state_size()));
+  std::memcpy(X1, y, sizeof(double) * size);
   MFT_PETSC(VecRestoreArrayRead(X_, &y));
+}
+
+double DepthSolver::trajectory_bytes() const {
+  if (!adjoint_) return 0.0;
+  // The memory trajectory keeps, per step, the state and every stage.
+  return static_cast<double>(steps()) * static_cast<double>(stages_ + 1) *
+         static_cast<double>(ctx_.field->state_size()) * sizeof(double);
 }
 
 } // namespace mft

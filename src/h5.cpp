@@ -158,8 +158,8 @@ void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_
 }
 
 Handle create_growing(hid_t file, const std::string &path, const std::vector<hsize_t> &row_shape,
-                      hid_t type, const std::vector<hsize_t> &chunk_row) {
-  std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED}, chunk{1};
+                      hid_t type, const std::vector<hsize_t> &chunk_row, hsize_t chunk_rows) {
+  std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED}, chunk{chunk_rows};
   dims.insert(dims.end(), row_shape.begin(), row_shape.end());
   maxdims.insert(maxdims.end(), row_shape.begin(), row_shape.end());
   chunk.insert(chunk.end(), chunk_row.begin(), chunk_row.end());

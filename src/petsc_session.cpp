@@ -70,6 +70,8 @@ PetscSession::~PetscSession() {
   MPI_Finalize();
 }
 
+void petsc_forget_message() { g_petsc_message.clear(); }
+
 void petsc_check(PetscErrorCode ierr, const char *call) {
   if (!ierr) return;
   std::string message = g_petsc_message;

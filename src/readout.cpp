@@ -1,5 +1,7 @@
 #include "mft/readout.hpp"
 
+#include <algorithm>
+
 namespace mft {
 
 Readout::Readout(const Config &config)
@@ -25,14 +27,25 @@ std::vector<double> Readout::predict(const TokenData &data, const double *X1) co
   return yhat;
 }
 
-double Readout::risk(const TokenData &data, const double *X1) const {
+double Readout::risk(const TokenData &data, const double *X1, double *dX1) const {
   const std::vector<double> yhat = predict(data, X1);
+  const long long n = data.n, d = data.d;
+  const double N = static_cast<double>(data.N);
+  if (dX1) std::fill(dX1, dX1 + data.N * n * d, 0.0);
   double r = 0.0;
   for (long long i = 0; i < data.N; ++i) {
     const double e = yhat[i] - data.targets[i];
     r += e * e;
+    if (!dX1) continue;
+    double *a = dX1 + i * n * d;
+    if (kind_ == "query") {
+      a[(n - 1) * d + coord_] = e / N;
+    } else {
+      for (long long j = 0; j < n; ++j)
+        for (long long k = 0; k < d; ++k) a[j * d + k] = e * weights_[k] / (N * static_cast<double>(n));
+    }
   }
-  return r / (2.0 * static_cast<double>(data.N));
+  return r / (2.0 * N);
 }
 
 } // namespace mft

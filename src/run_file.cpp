@@ -43,8 +43,9 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
 }
 
 RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
-                 const TokenData &data, const HeadParticles &heads)
+                 const TokenData &data, const Particles &particles, bool history)
     : path_(path), comm_(comm) {
+  const HeadParticles &heads = particles.heads;
   file_ = h5::create_parallel(path, comm);
   try {
     h5::write_attribute(file_, "format", std::string("mft/1"));
@@ -62,17 +63,34 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
     h5::write_dataset(file_, "/data/tokens", {N, n, d}, data.tokens.data(), comm);
     h5::write_dataset(file_, "/data/targets", {N, d_out}, data.targets.data(), comm);
 
-    h5::Handle particles = h5::create_group(file_, "particles");
+    h5::Handle particle_group = h5::create_group(file_, "particles");
     const auto L = static_cast<hsize_t>(heads.L), M = static_cast<hsize_t>(heads.M),
                dh = static_cast<hsize_t>(heads.d_h);
-    step_ = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {});
-    tau_ = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {});
+    step_ = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
+    tau_ = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
     Q_ = h5::create_growing(file_, "/particles/Q", {L, M, dh, d}, H5T_IEEE_F64LE,
                             particle_chunk(heads.M, heads.d_h, heads.d));
     K_ = h5::create_growing(file_, "/particles/K", {L, M, dh, d}, H5T_IEEE_F64LE,
                             particle_chunk(heads.M, heads.d_h, heads.d));
     V_ = h5::create_growing(file_, "/particles/V", {L, M, d, d}, H5T_IEEE_F64LE,
                             particle_chunk(heads.M, heads.d, heads.d));
+    if (particles.has_mlp()) {
+      const NeuronParticles &nn = particles.neurons;
+      const auto Mf = static_cast<hsize_t>(nn.M), df = static_cast<hsize_t>(nn.d_f);
+      W1_ = h5::create_growing(file_, "/particles/W1", {L, Mf, df, d}, H5T_IEEE_F64LE,
+                               particle_chunk(nn.M, nn.d_f, nn.d));
+      W2_ = h5::create_growing(file_, "/particles/W2", {L, Mf, d, df}, H5T_IEEE_F64LE,
+                               particle_chunk(nn.M, nn.d, nn.d_f));
+    }
+    if (history) {
+      h5::Handle hist = h5::create_group(file_, "history");
+      h_step_ = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
+      h_tau_ = h5::create_growing(file_, "/history/tau", {}, H5T_IEEE_F64LE, {}, 1024);
+      h_risk_ = h5::create_growing(file_, "/history/risk", {}, H5T_IEEE_F64LE, {}, 1024);
+      h_objective_ = h5::create_growing(file_, "/history/objective", {}, H5T_IEEE_F64LE, {}, 1024);
+      h_grad_norm_ = h5::create_growing(file_, "/history/grad_norm", {}, H5T_IEEE_F64LE, {}, 1024);
+      h_wall_ = h5::create_growing(file_, "/history/wall_time", {}, H5T_IEEE_F64LE, {}, 1024);
+    }
   } catch (...) {
     discard();
     throw;
@@ -83,9 +101,11 @@ RunFile::~RunFile() {
   if (file_.valid()) discard();
 }
 
-void RunFile::append_snapshot(long long step, double tau, const HeadParticles &heads) {
+void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
+  const HeadParticles &heads = particles.heads;
   const hsize_t row = snapshots_++;
-  for (hid_t ds : {step_.get(), tau_.get(), Q_.get(), K_.get(), V_.get()}) h5::set_rows(ds, row + 1);
+  for (hid_t ds : {step_.get(), tau_.get(), Q_.get(), K_.get(), V_.get(), W1_.get(), W2_.get()})
+    if (ds >= 0) h5::set_rows(ds, row + 1);
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   const hsize_t mine = rank == 0 ? 1 : 0;
@@ -97,6 +117,36 @@ void RunFile::append_snapshot(long long step, double tau, const HeadParticles &h
   h5::write_block(Q_, {row, 0, m0, 0, 0}, {1, L, Ml, dh, d}, H5T_NATIVE_DOUBLE, heads.Q.data());
   h5::write_block(K_, {row, 0, m0, 0, 0}, {1, L, Ml, dh, d}, H5T_NATIVE_DOUBLE, heads.K.data());
   h5::write_block(V_, {row, 0, m0, 0, 0}, {1, L, Ml, d, d}, H5T_NATIVE_DOUBLE, heads.V.data());
+  if (particles.has_mlp()) {
+    const NeuronParticles &nn = particles.neurons;
+    const auto n0 = static_cast<hsize_t>(nn.own.begin), Mfl = static_cast<hsize_t>(nn.own.count()),
+               df = static_cast<hsize_t>(nn.d_f);
+    h5::write_block(W1_, {row, 0, n0, 0, 0}, {1, L, Mfl, df, d}, H5T_NATIVE_DOUBLE, nn.W1.data());
+    h5::write_block(W2_, {row, 0, n0, 0, 0}, {1, L, Mfl, d, df}, H5T_NATIVE_DOUBLE, nn.W2.data());
+  }
+  flush();
+}
+
+void RunFile::append_history(long long step, double tau, double risk, double objective,
+                             double grad_norm, double wall_time) {
+  const hsize_t row = history_rows_++;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  const hsize_t mine = rank == 0 ? 1 : 0;
+  h5::set_rows(h_step_, row + 1);
+  h5::write_block(h_step_, {row}, {mine}, H5T_NATIVE_LLONG, &step);
+  const std::pair<hid_t, double> values[] = {{h_tau_, tau},
+                                             {h_risk_, risk},
+                                             {h_objective_, objective},
+                                             {h_grad_norm_, grad_norm},
+                                             {h_wall_, wall_time}};
+  for (const auto &[ds, v] : values) {
+    h5::set_rows(ds, row + 1);
+    h5::write_block(ds, {row}, {mine}, H5T_NATIVE_DOUBLE, &v);
+  }
+}
+
+void RunFile::flush() {
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
 }
 
@@ -111,7 +161,9 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
 }
 
 void RunFile::close() {
-  for (h5::Handle *h : {&step_, &tau_, &Q_, &K_, &V_}) h->reset();
+  for (h5::Handle *h : {&step_, &tau_, &Q_, &K_, &V_, &W1_, &W2_, &h_step_, &h_tau_, &h_risk_,
+                        &h_objective_, &h_grad_norm_, &h_wall_})
+    h->reset();
   file_.reset();
 }
 

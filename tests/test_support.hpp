@@ -58,3 +58,69 @@ inline double relative_error(const std::vector<double> &a, const std::vector<dou
 }
 
 } // namespace mft::test
+
+namespace mft::test {
+
+// The transposed products of reference_head for the cotangent c (n x d) of
+// its output (already times the head's weight `scale`), written plainly from
+// MODEL.md §5: dQ, dK (d_h x d), dV (d x d) and dX (n x d) are accumulated.
+inline void reference_head_vjp(const double *Q, const double *K, const double *V, long long d_h,
+                               long long d, const double *X, long long n, double scale,
+                               const double *c, double *dQ, double *dK, double *dV, double *dX) {
+  std::vector<double> qx(n * d_h), kx(n * d_h), P(n * n), ybar(n * d), g(n * d);
+  for (long long a = 0; a < n; ++a)
+    for (long long h = 0; h < d_h; ++h) {
+      double sq = 0, sk = 0;
+      for (long long j = 0; j < d; ++j) {
+        sq += Q[h * d + j] * X[a * d + j];
+        sk += K[h * d + j] * X[a * d + j];
+      }
+      qx[a * d_h + h] = sq;
+      kx[a * d_h + h] = sk;
+    }
+  for (long long a = 0; a < n; ++a) {
+    double mx = -INFINITY, z = 0;
+    for (long long b = 0; b < n; ++b) {
+      double s = 0;
+      for (long long h = 0; h < d_h; ++h) s += qx[a * d_h + h] * kx[b * d_h + h];
+      P[a * n + b] = s;
+      mx = std::max(mx, s);
+    }
+    for (long long b = 0; b < n; ++b) z += (P[a * n + b] = std::exp(P[a * n + b] - mx));
+    for (long long b = 0; b < n; ++b) P[a * n + b] /= z;
+    for (long long j = 0; j < d; ++j) {
+      double y = 0;
+      for (long long b = 0; b < n; ++b) y += P[a * n + b] * X[b * d + j];
+      ybar[a * d + j] = y;
+    }
+    // g_a = scale V^T c_a; dV += scale c_a ybar_a^T
+    for (long long j = 0; j < d; ++j) {
+      double s = 0;
+      for (long long k = 0; k < d; ++k) s += V[k * d + j] * c[a * d + k];
+      g[a * d + j] = scale * s;
+    }
+    for (long long k = 0; k < d; ++k)
+      for (long long j = 0; j < d; ++j) dV[k * d + j] += scale * c[a * d + k] * ybar[a * d + j];
+  }
+  for (long long a = 0; a < n; ++a) {
+    double gy = 0;
+    for (long long j = 0; j < d; ++j) gy += g[a * d + j] * ybar[a * d + j];
+    for (long long b = 0; b < n; ++b) {
+      double gx = 0;
+      for (long long j = 0; j < d; ++j) gx += g[a * d + j] * X[b * d + j];
+      const double p = P[a * n + b], ds = p * (gx - gy);
+      // ybar_a = sum_b P_ab x_b: x_b gets P_ab g_a.
+      for (long long j = 0; j < d; ++j) dX[b * d + j] += p * g[a * d + j];
+      // s_ab = <Q x_a, K x_b>
+      for (long long h = 0; h < d_h; ++h)
+        for (long long j = 0; j < d; ++j) {
+          dQ[h * d + j] += ds * kx[b * d_h + h] * X[a * d + j];
+          dK[h * d + j] += ds * qx[a * d_h + h] * X[b * d + j];
+          dX[a * d + j] += ds * Q[h * d + j] * kx[b * d_h + h];
+          dX[b * d + j] += ds * K[h * d + j] * qx[a * d_h + h];
+        }
+    }
+  }
+}
+
+} // namespace mft::test

@@ -36,18 +36,30 @@ struct InitConfig {
   std::uint64_t seed = 1;
   double sigma_qk = 0.5;
   double sigma_v = 1.0;
+  double sigma_w1 = 0.5; // MLP W1 entries
+  double sigma_w2 = 0.5; // MLP W2 entries
 };
 
 struct DataConfig {
-  std::string task = "icl-linear"; // icl-linear | gaussian | file
+  std::string task = "icl-linear"; // icl-linear | gaussian | teacher | file
   long long sequences = 64;        // N
   long long tokens = 16;           // n
   std::uint64_t seed = 2;
   std::string file; // for task = file
+  long long teacher_heads = 0; // teacher width; 0: model.heads
+};
+
+struct TrainConfig {
+  std::string ts_type = "euler"; // PETSc TSType in training time tau
+  double dtau = 0.5;
+  long long steps = 100;
+  double lambda = 0.0; // weight decay
+  long long print_every = 10;
 };
 
 struct OutputConfig {
   std::string file = "mft.h5";
+  long long snapshot_every = 10; // particle snapshots every this many steps
 };
 
 struct Config {
@@ -56,6 +68,7 @@ struct Config {
   ReadoutConfig readout;
   InitConfig init;
   DataConfig data;
+  TrainConfig train;
   OutputConfig output;
 
   // The readout coordinate c in [0, d), negative values counted from the end.

@@ -64,10 +64,11 @@ void write_attribute(hid_t obj, const std::string &name, const std::vector<doubl
 void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
                    const double *data, MPI_Comm comm);
 
-// A dataset that grows along its first dimension (unlimited, chunked), with
-// fixed trailing dimensions `row_shape`. Starts with 0 rows.
+// A dataset that grows along its first dimension (unlimited, chunked by
+// `chunk_rows` rows of `chunk_row`), with fixed trailing dimensions
+// `row_shape`. Starts with 0 rows.
 Handle create_growing(hid_t file, const std::string &path, const std::vector<hsize_t> &row_shape,
-                      hid_t type, const std::vector<hsize_t> &chunk_row);
+                      hid_t type, const std::vector<hsize_t> &chunk_row, hsize_t chunk_rows = 1);
 
 // Grows dataset to `rows` rows (collective; same value on every rank).
 void set_rows(hid_t dataset, hsize_t rows);

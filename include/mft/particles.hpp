@@ -49,4 +49,50 @@ public:
   }
 };
 
+// The MLP neuron particles w_lm = (W1, W2) of every slice that this rank
+// owns ([A]'s block, MODEL.md §2), laid out like the heads.
+class NeuronParticles {
+public:
+  NeuronParticles() = default;
+  NeuronParticles(long long L, long long M, long long d_f, long long d, HeadOwnership own);
+
+  // W1 entries N(0, sigma_1^2), then W2 entries N(0, sigma_2^2), from the
+  // stream (seed, Neurons, l, m).
+  void initialise(std::uint64_t seed, double sigma_1, double sigma_2);
+
+  long long L = 0, M = 0, d_f = 0, d = 0;
+  HeadOwnership own;
+  std::vector<double> W1, W2; // [l][m - begin][d_f][d], [l][m - begin][d][d_f]
+
+  long long w_size() const { return d_f * d; }
+  double *w1(long long l, long long local) { return W1.data() + (l * own.count() + local) * w_size(); }
+  double *w2(long long l, long long local) { return W2.data() + (l * own.count() + local) * w_size(); }
+  const double *w1(long long l, long long local) const {
+    return W1.data() + (l * own.count() + local) * w_size();
+  }
+  const double *w2(long long l, long long local) const {
+    return W2.data() + (l * own.count() + local) * w_size();
+  }
+};
+
+// Everything this rank owns, and its flat layout as one vector (the state of
+// the training flow): [Q | K | V | W1 | W2], each in its own [l][m] order.
+struct Particles {
+  HeadParticles heads;
+  NeuronParticles neurons; // M = 0: attention only
+
+  bool has_mlp() const { return neurons.M > 0; }
+  long long local_size() const;
+
+  // Offsets of the blocks in the flat layout.
+  long long offset_Q() const { return 0; }
+  long long offset_K() const { return static_cast<long long>(heads.Q.size()); }
+  long long offset_V() const { return offset_K() + static_cast<long long>(heads.K.size()); }
+  long long offset_W1() const { return offset_V() + static_cast<long long>(heads.V.size()); }
+  long long offset_W2() const { return offset_W1() + static_cast<long long>(neurons.W1.size()); }
+
+  void pack(double *flat) const;
+  void unpack(const double *flat);
+};
+
 } // namespace mft

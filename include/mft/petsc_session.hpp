@@ -36,6 +36,9 @@ private:
 // Throws mft::Error with PETSc's own message when ierr is non-zero.
 void petsc_check(PetscErrorCode ierr, const char *call);
 
+// Drops the kept PETSc message (when an error is reported another way).
+void petsc_forget_message();
+
 } // namespace mft
 
 // Checks a PETSc call from C++ code that may throw (outside PETSc callbacks;

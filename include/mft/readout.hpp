@@ -18,8 +18,10 @@ public:
 
   // yhat (N) from the final tokens X1 (N x n x d).
   std::vector<double> predict(const TokenData &data, const double *X1) const;
-  // R at the final tokens X1.
-  double risk(const TokenData &data, const double *X1) const;
+  // R at the final tokens X1 and, when dX1 is given, the terminal cotangent
+  // a(1) = dR/dX(1) (N x n x d, overwritten):
+  //   query: a_{i,n}[c] = (yhat_i - y_i)/N;  mean: a_ij = (yhat_i - y_i) w / (N n).
+  double risk(const TokenData &data, const double *X1, double *dX1 = nullptr) const;
 
   const std::string &kind() const { return kind_; }
 

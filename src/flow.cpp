@@ -1,0 +1,124 @@
+#include "mft/flow.hpp"
+
+#include "mft/depth.hpp"
+#include "mft/error.hpp"
+#include "mft/petsc_session.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mft {
+namespace {
+
+// Runs the objective at U; an error names the training step.
+PetscErrorCode state_at(TS ts, Vec U, FlowContext *ctx, const ParticleState **state) {
+  PetscInt step = 0;
+  const PetscScalar *u = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(TSGetStepNumber(ts, &step));
+  PetscCall(VecGetArrayRead(U, &u));
+  try {
+    *state = &ctx->objective->at(u);
+  } catch (const InputError &) {
+    ctx->error = std::current_exception();
+  } catch (const std::exception &e) {
+    ctx->error = std::make_exception_ptr(
+        Error("training step " + std::to_string(ctx->first_step + step) + ": " + e.what()));
+  }
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "training step failed");
+  PetscFunctionReturn(0);
+}
+
+// Callbacks in the order TS calls them.
+
+PetscErrorCode FlowMonitorCallback(TS ts, PetscInt step, PetscReal tau, Vec U, void *ptr) {
+  auto *ctx = static_cast<FlowContext *>(ptr);
+  const ParticleState *state = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(state_at(ts, U, ctx, &state));
+  if (ctx->monitor) {
+    try {
+      ctx->monitor(ctx->first_step + step, tau, *state);
+    } catch (...) {
+      ctx->error = std::current_exception();
+    }
+    PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "training monitor failed");
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FlowRHSFunction(TS ts, PetscReal, Vec U, Vec F, void *ptr) {
+  auto *ctx = static_cast<FlowContext *>(ptr);
+  const ParticleState *state = nullptr;
+  PetscScalar *f = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(state_at(ts, U, ctx, &state));
+  PetscCall(VecGetArray(F, &f));
+  std::copy(state->velocity.begin(), state->velocity.end(), f);
+  PetscCall(VecRestoreArray(F, &f));
+  PetscFunctionReturn(0);
+}
+
+bool is_explicit(const std::string &type) { return type == TSEULER || type == TSRK || type == TSSSP; }
+
+} // namespace
+
+GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config)
+    : dtau_(config.dtau) {
+  ctx_.objective = &objective;
+  char type_option[64] = "";
+  PetscBool set = PETSC_FALSE;
+  MFT_PETSC(PetscOptionsGetString(nullptr, "train_", "-ts_type", type_option, sizeof type_option, &set));
+  if (set && !is_explicit(type_option))
+    throw InputError(key_error("-train_ts_type", type_option,
+                               "the training flow uses an explicit method: euler, rk or ssp"));
+  const auto n = static_cast<PetscInt>(objective.local_size());
+  MFT_PETSC(VecCreateMPI(comm, n, PETSC_DETERMINE, &theta_));
+  MFT_PETSC(TSCreate(comm, &ts_));
+  MFT_PETSC(TSSetOptionsPrefix(ts_, "train_"));
+  MFT_PETSC(TSSetProblemType(ts_, TS_NONLINEAR));
+  MFT_PETSC(TSSetApplicationContext(ts_, &ctx_));
+  MFT_PETSC(TSSetRHSFunction(ts_, nullptr, FlowRHSFunction, &ctx_));
+  MFT_PETSC(TSMonitorSet(ts_, FlowMonitorCallback, &ctx_, nullptr));
+  MFT_PETSC(TSSetType(ts_, config.ts_type.c_str()));
+  try {
+    MFT_PETSC(TSSetFromOptions(ts_));
+  } catch (const Error &e) {
+    throw InputError(std::string("training TS options: ") + e.what());
+  }
+  TSType type;
+  MFT_PETSC(TSGetType(ts_, &type));
+  ts_type_ = type;
+  TSAdapt adapt;
+  MFT_PETSC(TSGetAdapt(ts_, &adapt));
+  MFT_PETSC(TSAdaptSetType(adapt, TSADAPTNONE));
+  MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
+}
+
+GradientFlow::~GradientFlow() {
+  TSDestroy(&ts_);
+  VecDestroy(&theta_);
+}
+
+void GradientFlow::run(double *theta, long long steps) {
+  PetscScalar *x = nullptr;
+  const auto n = static_cast<size_t>(ctx_.objective->local_size());
+  MFT_PETSC(VecGetArray(theta_, &x));
+  std::memcpy(x, theta, n * sizeof(double));
+  MFT_PETSC(VecRestoreArray(theta_, &x));
+  const double tau0 = static_cast<double>(ctx_.first_step) * dtau_;
+  MFT_PETSC(TSSetTime(ts_, tau0));
+  MFT_PETSC(TSSetStepNumber(ts_, 0));
+  MFT_PETSC(TSSetTimeStep(ts_, dtau_));
+  MFT_PETSC(TSSetMaxSteps(ts_, static_cast<PetscInt>(steps)));
+  // The step count ends the run; the time limit half a step beyond.
+  MFT_PETSC(TSSetMaxTime(ts_, tau0 + (static_cast<double>(steps) + 0.5) * dtau_));
+  petsc_call_with_callbacks(TSSolve(ts_, theta_), ctx_.error, "TSSolve (training)");
+  const PetscScalar *y = nullptr;
+  MFT_PETSC(VecGetArrayRead(theta_, &y));
+  std::memcpy(theta, y, n * sizeof(double));
+  MFT_PETSC(VecRestoreArrayRead(theta_, &y));
+}
+
+} // namespace mft
