@@ -1,0 +1,96 @@
+"""The one reader of mft's HDF5 run files (schema mft/1, see FORMAT.md).
+
+Every analysis script opens runs through `open_run`, which refuses a file
+that is not an mft/1 run with a one-line error.
+"""
+import sys
+
+import h5py
+import numpy as np
+
+FORMAT = "mft/1"
+SPECIES = ("Q", "K", "V", "W1", "W2")
+
+
+class RunFileError(Exception):
+    """A file that is missing, not HDF5, or not an mft/1 run."""
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class Run:
+    """An open mft run file: its configuration, data, snapshots and history."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            self.file = h5py.File(path, "r")
+        except (OSError, IOError) as e:
+            raise RunFileError(f"{path}: cannot open as HDF5 ({e.__class__.__name__})") from None
+        fmt = _text(self.file.attrs.get("format", ""))
+        if fmt != FORMAT:
+            raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
+        for required in ("config", "data/tokens", "data/targets", "particles/step"):
+            if required not in self.file:
+                raise RunFileError(f"{path}: incomplete mft run file (no /{required})")
+
+    @property
+    def config(self):
+        """The resolved configuration: {'section.key': value}."""
+        out = {}
+        for k, v in self.file["config"].attrs.items():
+            v = _text(v)
+            if isinstance(v, np.ndarray) and v.shape == ():
+                v = v.item()
+            elif isinstance(v, np.generic):
+                v = v.item()
+            out[k] = v
+        return out
+
+    @property
+    def tokens(self):
+        return self.file["data/tokens"][...]
+
+    @property
+    def targets(self):
+        return self.file["data/targets"][...]
+
+    @property
+    def snapshot_steps(self):
+        return self.file["particles/step"][...]
+
+    @property
+    def snapshot_taus(self):
+        return self.file["particles/tau"][...]
+
+    def particles(self, index):
+        """Snapshot `index` (a row of /particles; negative counts from the end)
+        as {'Q': (L, M, d_h, d), 'K': ..., 'V': (L, M, d, d)[, 'W1', 'W2']}."""
+        g = self.file["particles"]
+        return {s: g[s][index] for s in SPECIES if s in g}
+
+    def snapshot_index(self, step):
+        rows = np.flatnonzero(self.snapshot_steps == step)
+        if rows.size == 0:
+            raise RunFileError(f"{self.path}: no particle snapshot of step {step}")
+        return int(rows[-1])
+
+    @property
+    def history(self):
+        """{'step', 'tau', 'risk', 'objective', 'grad_norm', 'wall_time'} arrays, or None."""
+        if "history" not in self.file:
+            return None
+        return {k: v[...] for k, v in self.file["history"].items()}
+
+    def close(self):
+        self.file.close()
+
+
+def open_run(path):
+    """Opens a run file or exits with a one-line error."""
+    try:
+        return Run(path)
+    except RunFileError as e:
+        sys.exit(f"error: {e}")
