@@ -1,19 +1,32 @@
-// mft-bench: times the velocity evaluation and a whole forward solve in depth.
-// A benchmark, not a test: it prints seconds and GFLOP/s (flops counted as
-// MODEL.md §3 counts them, Q x and K x apart).
-#include "mft/data.hpp"
-#include "mft/depth.hpp"
-#include "mft/field.hpp"
-#include "mft/particles.hpp"
+// mft-bench: times the velocity evaluation, a whole forward solve in depth,
+// and a whole training step (forward + adjoint + particle velocity). A
+// benchmark, not a test: it prints seconds and GFLOP/s (flops of the forward
+// counted as MODEL.md §3 counts them, Q x and K x apart).
+#include "mft/config.hpp"
+#include "mft/error.hpp"
+#include "mft/flow.hpp"
+#include "mft/model.hpp"
+#include "mft/objective.hpp"
 #include "mft/petsc_session.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <sys/resource.h>
 #include <vector>
 
 namespace po = boost::program_options;
+
+namespace {
+
+double max_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   const mft::SplitArguments split = mft::split_arguments(argc, argv);
@@ -22,7 +35,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  long long N, n, d, dh, M, L, k, repeat;
+  long long N, n, d, dh, M, L, k, repeat, train_steps;
   std::string rk;
   po::options_description desc("mft-bench options (defaults: the reference size)");
   desc.add_options()("help", "this help")                                      //
@@ -33,8 +46,9 @@ int main(int argc, char **argv) {
       ("M", po::value(&M)->default_value(64), "heads per slice")               //
       ("L", po::value(&L)->default_value(16), "slices")                        //
       ("k", po::value(&k)->default_value(1), "steps per slice")                //
-      ("rk", po::value(&rk)->default_value("4"), "PETSc RK tableau")           //
-      ("repeat", po::value(&repeat)->default_value(5), "timed repetitions");
+      ("rk", po::value(&rk)->default_value("4"), "PETSc RK tableau in depth")  //
+      ("repeat", po::value(&repeat)->default_value(5), "timed forward solves") //
+      ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(split.mft).options(desc).run(), vm);
@@ -49,37 +63,47 @@ int main(int argc, char **argv) {
   }
 
   try {
-    const mft::TokenData data = mft::make_gaussian(N, n, d, 2);
-    mft::Particles particles{mft::HeadParticles(L, M, dh, d, mft::HeadOwnership::block(M, rank, size)),
-                             {}};
-    particles.heads.initialise(1, 0.5, 1.0);
-    mft::DepthField field(MPI_COMM_WORLD, N, n, particles);
-    mft::DepthConfig depth;
-    depth.ts_type = "rk";
-    depth.rk_type = rk;
-    depth.steps_per_slice = k;
-    mft::DepthSolver solver(field, depth);
+    mft::Config config = mft::parse_config(
+        {"--model.d", std::to_string(d), "--model.head_dim", std::to_string(dh), "--model.heads",
+         std::to_string(M), "--model.slices", std::to_string(L), "--depth.rk_type", rk,
+         "--depth.steps_per_slice", std::to_string(k), "--data.task", "gaussian",
+         "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n)});
+    mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
+    const mft::TokenData &data = model.data;
     std::vector<double> F(data.tokens.size()), X1(data.tokens.size());
 
     // Velocity evaluation: one slice's F_l(X), all-reduce included.
-    field.evaluate(0, data.tokens.data(), F.data()); // warm-up
+    model.field->evaluate(0, data.tokens.data(), F.data()); // warm-up
     const long long evals = 20 * repeat;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (long long r = 0; r < evals; ++r) field.evaluate(r % L, data.tokens.data(), F.data());
+    for (long long r = 0; r < evals; ++r) model.field->evaluate(r % L, data.tokens.data(), F.data());
     const double t_eval = (MPI_Wtime() - t0) / static_cast<double>(evals);
 
-    solver.solve(data.tokens.data(), X1.data()); // warm-up
-    const long long before = field.evaluations();
+    model.solver->solve(data.tokens.data(), X1.data()); // warm-up
+    const long long before = model.field->evaluations();
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    for (long long r = 0; r < repeat; ++r) solver.solve(data.tokens.data(), X1.data());
+    for (long long r = 0; r < repeat; ++r) model.solver->solve(data.tokens.data(), X1.data());
     const double t_solve = (MPI_Wtime() - t0) / static_cast<double>(repeat);
     const double evals_per_solve =
-        static_cast<double>(field.evaluations() - before) / static_cast<double>(repeat);
+        static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
+
+    // Training steps: explicit Euler in tau, one forward and one adjoint each.
+    mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+    mft::GradientFlow flow(MPI_COMM_WORLD, objective, config.train);
+    std::vector<double> theta(static_cast<size_t>(objective.local_size()));
+    model.particles->pack(theta.data());
+    objective.at(theta.data()); // warm-up, and the cached first state
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    flow.run(theta.data(), train_steps);
+    const double t_step = (MPI_Wtime() - t0) / static_cast<double>(train_steps);
+    double rss = max_rss_mib(), rss_max = 0;
+    MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     if (rank == 0) {
-      const double f_eval = field.model_flops();
+      const double f_eval = model.field->model_flops();
       const double f_solve = f_eval * evals_per_solve;
       std::printf("mft-bench: N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %d ranks\n",
                   N, n, d, dh, M, L, rk.c_str(), k, size);
@@ -87,6 +111,10 @@ int main(int argc, char **argv) {
                   f_eval / t_eval * 1e-9);
       std::printf("forward solve:       %.6f s  %.3f GFLOP  %.2f GFLOP/s  (%.0f evaluations)\n",
                   t_solve, f_solve * 1e-9, f_solve / t_solve * 1e-9, evals_per_solve);
+      std::printf("training step:       %.6f s  (forward + adjoint, Euler in tau, %lld steps timed)\n",
+                  t_step, train_steps);
+      std::printf("depth trajectory:    %.1f MiB per rank (states and stages); peak RSS %.1f MiB per rank\n",
+                  model.solver->trajectory_bytes() / 1048576.0, rss_max);
     }
   } catch (const std::exception &e) {
     if (rank == 0) std::cerr << "mft-bench: error: " << e.what() << "\n";

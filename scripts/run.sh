@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the default main job on 2 ranks
-# (MFT_RANKS to change). Extra arguments go to mft, e.g.
-#   scripts/run.sh --model.heads 128 -depth_ts_monitor
+# Installs what is missing, builds, and runs the default main job, `mft
+# train` on the built-in default problem, on 2 ranks (MFT_RANKS to change).
+# Extra arguments go to mft train, e.g.
+#   scripts/run.sh --model.heads 128 --train.steps 500 -depth_ts_monitor
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$MFT_ROOT/scripts/install-deps.sh"
@@ -10,6 +11,6 @@ ranks=${MFT_RANKS:-2}
 oversubscribe=()
 [ "$(nproc)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
 mkdir -p "$MFT_ROOT/runs"
-out="$MFT_ROOT/runs/forward-default.h5"
-mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft" forward --output.file "$out" "$@"
+out="$MFT_ROOT/runs/train-default.h5"
+mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft" train --output.file "$out" "$@"
 echo "output: $out (inspect with: h5dump -A $out, or /usr/bin/python3 and h5py)"

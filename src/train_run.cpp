@@ -88,7 +88,16 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
 
   result.theta_final.resize(static_cast<size_t>(objective->local_size()));
   model.particles->pack(result.theta_final.data());
-  flow->run(result.theta_final.data(), steps);
+  try {
+    flow->run(result.theta_final.data(), steps);
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &) {
+    // A diverged run keeps its file: the history and snapshots up to the
+    // failure are what its user needs to look at.
+    if (file) file->close();
+    throw;
+  }
   result.seconds = MPI_Wtime() - t0;
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();

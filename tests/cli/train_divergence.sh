@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A training step that overflows stops every rank with one line naming the
+# step, the depth slice and the quantity, exit code 1, and the file keeps
+# what was written before (the initial history row and snapshot).
+source "$(dirname "$0")/common.sh"
+
+mft_run 2 train --train.dtau 1e8 --train.steps 5 --output.file div.h5
+[ "$status" -eq 1 ] || fail "exit status $status, expected 1"
+[ "$(wc -l <err.txt)" -eq 1 ] || { fail "stderr is not one line"; cat err.txt; }
+grep -q "training step 1: .*slice [0-9]" err.txt || { fail "message names no step and slice"; cat err.txt; }
+cat err.txt
+"$PYTHON" -c "
+import h5py
+f = h5py.File('div.h5', 'r')
+assert list(f['history/step'][:]) == [0], f['history/step'][:]
+assert list(f['particles/step'][:]) == [0]
+" || fail "div.h5 does not hold the state before the failure"
+
+# Bad training input.
+for args in "--train.dtau 0" "--train.dtau -1" "--train.steps -2" "--train.lambda -0.1" \
+            "--train.ts_type beuler" "--output.snapshot_every 0"; do
+  rm -f bad.h5
+  read -r -a a <<<"$args"
+  mft_run 2 train "${a[@]}" --output.file bad.h5
+  key=${a[0]#--}
+  if [ "$status" -ne 2 ] || [ "$(wc -l <err.txt)" -ne 1 ] || ! grep -qF "$key" err.txt || [ -e bad.h5 ]; then
+    fail "$args: status $status"; cat err.txt
+  else
+    echo "ok: $args -> $(cat err.txt)"
+  fi
+done
+mft_run 2 train -train_ts_type beuler --output.file bad.h5
+if [ "$status" -ne 2 ] || ! grep -q "train_ts_type" err.txt || [ -e bad.h5 ]; then fail "-train_ts_type beuler"; cat err.txt; fi
+mft_run 2 train --depth.ts_type ssp --output.file bad.h5
+if [ "$status" -ne 2 ] || ! grep -q "depth.ts_type = ssp" err.txt || [ -e bad.h5 ]; then fail "ssp in depth"; cat err.txt; fi
+finish
