@@ -10,35 +10,44 @@
 
 namespace mft::test {
 
+// Q x, K x (n x d_h each) and P_ab = softmax_b(<Q x_a, K x_b>) (n x n) of one
+// head on one sequence (tokens X, n x d): plain loops, std::exp.
+inline void reference_attention(const double *Q, const double *K, long long d_h, long long d,
+                                const double *X, long long n, std::vector<double> &qx,
+                                std::vector<double> &kx, std::vector<double> &P) {
+  qx.assign(n * d_h, 0.0);
+  kx.assign(n * d_h, 0.0);
+  P.assign(n * n, 0.0);
+  for (long long a = 0; a < n; ++a)
+    for (long long h = 0; h < d_h; ++h)
+      for (long long j = 0; j < d; ++j) {
+        qx[a * d_h + h] += Q[h * d + j] * X[a * d + j];
+        kx[a * d_h + h] += K[h * d + j] * X[a * d + j];
+      }
+  for (long long a = 0; a < n; ++a) {
+    double mx = -INFINITY, z = 0;
+    for (long long b = 0; b < n; ++b) {
+      double s = 0;
+      for (long long h = 0; h < d_h; ++h) s += qx[a * d_h + h] * kx[b * d_h + h];
+      P[a * n + b] = s;
+      mx = std::max(mx, s);
+    }
+    for (long long b = 0; b < n; ++b) z += (P[a * n + b] = std::exp(P[a * n + b] - mx));
+    for (long long b = 0; b < n; ++b) P[a * n + b] /= z;
+  }
+}
+
 // phi_theta[mu](x_a) = V sum_b softmax_b(<Q x_a, K x_b>) x_b for one head on
 // one sequence (tokens X, n x d), accumulated into out (n x d) times `scale`.
 // Plain loops, Q x and K x apart, std::exp: nothing shared with the kernel.
 inline void reference_head(const double *Q, const double *K, const double *V, long long d_h,
                            long long d, const double *X, long long n, double scale, double *out) {
-  std::vector<double> qx(n * d_h), kx(n * d_h), p(n), y(d);
-  for (long long a = 0; a < n; ++a)
-    for (long long h = 0; h < d_h; ++h) {
-      double sq = 0, sk = 0;
-      for (long long j = 0; j < d; ++j) {
-        sq += Q[h * d + j] * X[a * d + j];
-        sk += K[h * d + j] * X[a * d + j];
-      }
-      qx[a * d_h + h] = sq;
-      kx[a * d_h + h] = sk;
-    }
+  std::vector<double> qx, kx, P, y(d);
+  reference_attention(Q, K, d_h, d, X, n, qx, kx, P);
   for (long long a = 0; a < n; ++a) {
-    double mx = -INFINITY;
-    for (long long b = 0; b < n; ++b) {
-      double s = 0;
-      for (long long h = 0; h < d_h; ++h) s += qx[a * d_h + h] * kx[b * d_h + h];
-      p[b] = s;
-      mx = std::max(mx, s);
-    }
-    double z = 0;
-    for (long long b = 0; b < n; ++b) z += (p[b] = std::exp(p[b] - mx));
     std::fill(y.begin(), y.end(), 0.0);
     for (long long b = 0; b < n; ++b)
-      for (long long j = 0; j < d; ++j) y[j] += p[b] / z * X[b * d + j];
+      for (long long j = 0; j < d; ++j) y[j] += P[a * n + b] * X[b * d + j];
     for (long long k = 0; k < d; ++k) {
       double s = 0;
       for (long long j = 0; j < d; ++j) s += V[k * d + j] * y[j];
@@ -67,27 +76,9 @@ namespace mft::test {
 inline void reference_head_vjp(const double *Q, const double *K, const double *V, long long d_h,
                                long long d, const double *X, long long n, double scale,
                                const double *c, double *dQ, double *dK, double *dV, double *dX) {
-  std::vector<double> qx(n * d_h), kx(n * d_h), P(n * n), ybar(n * d), g(n * d);
-  for (long long a = 0; a < n; ++a)
-    for (long long h = 0; h < d_h; ++h) {
-      double sq = 0, sk = 0;
-      for (long long j = 0; j < d; ++j) {
-        sq += Q[h * d + j] * X[a * d + j];
-        sk += K[h * d + j] * X[a * d + j];
-      }
-      qx[a * d_h + h] = sq;
-      kx[a * d_h + h] = sk;
-    }
+  std::vector<double> qx, kx, P, ybar(n * d), g(n * d);
+  reference_attention(Q, K, d_h, d, X, n, qx, kx, P);
   for (long long a = 0; a < n; ++a) {
-    double mx = -INFINITY, z = 0;
-    for (long long b = 0; b < n; ++b) {
-      double s = 0;
-      for (long long h = 0; h < d_h; ++h) s += qx[a * d_h + h] * kx[b * d_h + h];
-      P[a * n + b] = s;
-      mx = std::max(mx, s);
-    }
-    for (long long b = 0; b < n; ++b) z += (P[a * n + b] = std::exp(P[a * n + b] - mx));
-    for (long long b = 0; b < n; ++b) P[a * n + b] /= z;
     for (long long j = 0; j < d; ++j) {
       double y = 0;
       for (long long b = 0; b < n; ++b) y += P[a * n + b] * X[b * d + j];
