@@ -5,6 +5,7 @@
 #include "mft/forward_run.hpp"
 #include "mft/petsc_session.hpp"
 #include "mft/run_file.hpp"
+#include "mft/signals.hpp"
 #include "mft/train_run.hpp"
 #include "mft/version.hpp"
 
@@ -21,6 +22,9 @@ const char *kUsage =
     "            particles, print the risk R and write the HDF5 run file\n"
     "\n"
     "Keys come from built-in defaults, then the INI file, then the command line.\n"
+    "mft train --restart FILE continues the run in FILE from its last snapshot.\n"
+    "Exit codes: 0 done, 1 run failure, 2 bad input, 75 stopped early by SIGTERM,\n"
+    "SIGINT, SIGUSR1 or train.max_walltime (the file is complete; --restart it).\n"
     "Single-dash options go to PETSc (e.g. -depth_ts_type rk -depth_ts_rk_type 4,\n"
     "-depth_ts_monitor, -log_view). `mft COMMAND --help` lists every key.\n";
 
@@ -39,7 +43,8 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
     throw mft::InputError(mft::key_error("command", command, "unknown (try: mft --help)"));
 
   bool help = false;
-  mft::Config config = mft::parse_config(rest, &help);
+  std::string restart;
+  mft::Config config = mft::parse_config(rest, &help, command == "train" ? &restart : nullptr);
   if (help) {
     if (rank == 0)
       std::cout << "usage: mpirun -n P mft " << command
@@ -48,9 +53,10 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
     return 0;
   }
   const mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
-  if (command == "train")
-    mft::run_train(MPI_COMM_WORLD, config, info, &std::cout);
-  else
+  if (command == "train") {
+    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, restart);
+    return r.stopped ? mft::kExitStopped : 0;
+  } else
     mft::run_forward(MPI_COMM_WORLD, config, info, &std::cout);
   return 0;
 }

@@ -6,6 +6,10 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+# On SIGTERM or SIGINT mpirun signals the ranks after this many seconds and
+# kills them as many seconds later; mft needs that time to finish the step
+# and write its snapshot (Open MPI's default is 1 s).
+export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-4}
 # Readers (h5py) may open a file while mft still writes it.
 export HDF5_USE_FILE_LOCKING=${HDF5_USE_FILE_LOCKING:-FALSE}
 

@@ -214,6 +214,12 @@ const std::vector<Key> &key_table() {
       {"train.print_every", "10", "a progress line every this many steps",
        [](Config &c, const std::string &v) { c.train.print_every = positive("train.print_every", v); },
        [](const Config &c) { return ConfigValue(c.train.print_every); }},
+      {"train.max_walltime", "0",
+       "seconds: stop cleanly (snapshot, exit 75) before this much wall time; 0: no limit",
+       [](Config &c, const std::string &v) {
+         c.train.max_walltime = non_negative_real("train.max_walltime", v);
+       },
+       [](const Config &c) { return ConfigValue(c.train.max_walltime); }},
       {"output.file", "mft.h5", "HDF5 output file",
        [](Config &c, const std::string &v) { c.output.file = non_empty("output.file", v); },
        [](const Config &c) { return ConfigValue(c.output.file); }},
@@ -305,11 +311,16 @@ void validate(const Config &c) {
                                "must be positive when model.mlp_particles > 0"));
 }
 
-Config parse_config(const std::vector<std::string> &args, bool *help) {
+bool restart_may_change(const std::string &key) {
+  return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
+         key == "output.snapshot_every" || key == "output.file";
+}
+
+Config parse_config(const std::vector<std::string> &args, bool *help, std::string *restart) {
   po::options_description keys = describe_keys();
   po::options_description cmdline;
   cmdline.add_options()("config", po::value<std::string>(), "INI configuration file")(
-      "help", "list the keys");
+      "help", "list the keys")("restart", po::value<std::string>(), "run file to continue");
   cmdline.add(keys);
 
   po::variables_map vm;
@@ -327,6 +338,12 @@ Config parse_config(const std::vector<std::string> &args, bool *help) {
     if (vm.count("help")) {
       if (help) *help = true;
       return Config{};
+    }
+    if (vm.count("restart")) {
+      if (!restart) throw InputError(key_error("--restart", vm["restart"].as<std::string>(),
+                                               "only mft train continues a run"));
+      *restart = vm["restart"].as<std::string>();
+      if (restart->empty()) throw InputError(key_error("--restart", "", "needs a run file"));
     }
     if (vm.count("config")) {
       config_file = vm["config"].as<std::string>();

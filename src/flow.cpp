@@ -32,14 +32,15 @@ PetscErrorCode state_at(TS ts, Vec U, FlowContext *ctx, const ParticleState **st
 
 // Callbacks in the order TS calls them.
 
-PetscErrorCode FlowMonitorCallback(TS ts, PetscInt step, PetscReal tau, Vec U, void *ptr) {
+PetscErrorCode FlowMonitorCallback(TS ts, PetscInt step, PetscReal, Vec U, void *ptr) {
   auto *ctx = static_cast<FlowContext *>(ptr);
   const ParticleState *state = nullptr;
   PetscFunctionBeginUser;
   PetscCall(state_at(ts, U, ctx, &state));
   if (ctx->monitor) {
+    const long long global = ctx->first_step + step;
     try {
-      ctx->monitor(ctx->first_step + step, tau, *state);
+      ctx->monitor(global, static_cast<double>(global) * ctx->dtau, *state);
     } catch (...) {
       ctx->error = std::current_exception();
     }
@@ -60,13 +61,36 @@ PetscErrorCode FlowRHSFunction(TS ts, PetscReal, Vec U, Vec F, void *ptr) {
   PetscFunctionReturn(0);
 }
 
+// After each step: a requested stop ends the solve here.
+PetscErrorCode FlowPostStep(TS ts) {
+  FlowContext *ctx = nullptr;
+  PetscInt step = 0;
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &ctx));
+  PetscCall(TSGetStepNumber(ts, &step));
+  if (ctx->stop_check) {
+    bool stop = false;
+    try {
+      stop = ctx->stop_check(ctx->first_step + step);
+    } catch (...) {
+      ctx->error = std::current_exception();
+    }
+    PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "stop check failed");
+    if (stop) {
+      ctx->stopped = true;
+      PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 bool is_explicit(const std::string &type) { return type == TSEULER || type == TSRK || type == TSSSP; }
 
 } // namespace
 
-GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config)
-    : dtau_(config.dtau) {
+GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config) {
   ctx_.objective = &objective;
+  ctx_.dtau = config.dtau;
   char type_option[64] = "";
   PetscBool set = PETSC_FALSE;
   MFT_PETSC(PetscOptionsGetString(nullptr, "train_", "-ts_type", type_option, sizeof type_option, &set));
@@ -81,6 +105,7 @@ GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfi
   MFT_PETSC(TSSetApplicationContext(ts_, &ctx_));
   MFT_PETSC(TSSetRHSFunction(ts_, nullptr, FlowRHSFunction, &ctx_));
   MFT_PETSC(TSMonitorSet(ts_, FlowMonitorCallback, &ctx_, nullptr));
+  MFT_PETSC(TSSetPostStep(ts_, FlowPostStep));
   MFT_PETSC(TSSetType(ts_, config.ts_type.c_str()));
   try {
     MFT_PETSC(TSSetFromOptions(ts_));
@@ -101,24 +126,30 @@ GradientFlow::~GradientFlow() {
   VecDestroy(&theta_);
 }
 
-void GradientFlow::run(double *theta, long long steps) {
+long long GradientFlow::run(double *theta, long long steps, long long first_step) {
+  ctx_.first_step = first_step;
+  ctx_.stopped = false;
+  const double dtau = ctx_.dtau;
   PetscScalar *x = nullptr;
   const auto n = static_cast<size_t>(ctx_.objective->local_size());
   MFT_PETSC(VecGetArray(theta_, &x));
   std::memcpy(x, theta, n * sizeof(double));
   MFT_PETSC(VecRestoreArray(theta_, &x));
-  const double tau0 = static_cast<double>(ctx_.first_step) * dtau_;
+  const double tau0 = static_cast<double>(ctx_.first_step) * dtau;
   MFT_PETSC(TSSetTime(ts_, tau0));
   MFT_PETSC(TSSetStepNumber(ts_, 0));
-  MFT_PETSC(TSSetTimeStep(ts_, dtau_));
+  MFT_PETSC(TSSetTimeStep(ts_, dtau));
   MFT_PETSC(TSSetMaxSteps(ts_, static_cast<PetscInt>(steps)));
   // The step count ends the run; the time limit half a step beyond.
-  MFT_PETSC(TSSetMaxTime(ts_, tau0 + (static_cast<double>(steps) + 0.5) * dtau_));
+  MFT_PETSC(TSSetMaxTime(ts_, tau0 + (static_cast<double>(steps) + 0.5) * dtau));
   petsc_call_with_callbacks(TSSolve(ts_, theta_), ctx_.error, "TSSolve (training)");
   const PetscScalar *y = nullptr;
   MFT_PETSC(VecGetArrayRead(theta_, &y));
   std::memcpy(theta, y, n * sizeof(double));
   MFT_PETSC(VecRestoreArrayRead(theta_, &y));
+  PetscInt taken = 0;
+  MFT_PETSC(TSGetStepNumber(ts_, &taken));
+  return static_cast<long long>(taken);
 }
 
 } // namespace mft

@@ -2,6 +2,7 @@
 
 #include "mft/error.hpp"
 
+#include <algorithm>
 #include <unistd.h>
 
 namespace mft::h5 {
@@ -89,6 +90,93 @@ std::vector<double> read_doubles(hid_t file, const std::string &path) {
     check(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
           "reading " + path);
   return out;
+}
+
+AttributeClass attribute_class(hid_t obj, const std::string &name) {
+  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
+  Handle type(checked(H5Aget_type(a), "H5Aget_type"));
+  switch (H5Tget_class(type)) {
+  case H5T_STRING: return AttributeClass::String;
+  case H5T_INTEGER: return AttributeClass::Integer;
+  case H5T_FLOAT: return AttributeClass::Float;
+  default: return AttributeClass::Other;
+  }
+}
+
+std::string read_string_attribute(hid_t obj, const std::string &name) {
+  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
+  Handle type(checked(H5Aget_type(a), "H5Aget_type"));
+  if (H5Tget_class(type) != H5T_STRING) throw Error("attribute " + name + " is not a string");
+  if (H5Tis_variable_str(type) > 0) {
+    Handle mem(checked(H5Tcopy(type), "H5Tcopy")); // same character set as stored
+    char *text = nullptr;
+    check(H5Aread(a, mem, &text), "reading attribute " + name);
+    std::string out = text ? text : "";
+    Handle space(checked(H5Aget_space(a), "H5Aget_space"));
+    H5Dvlen_reclaim(mem, space, H5P_DEFAULT, &text);
+    return out;
+  }
+  const size_t size = H5Tget_size(type);
+  std::string out(size, '\0');
+  check(H5Aread(a, type, out.data()), "reading attribute " + name);
+  return out.substr(0, out.find('\0'));
+}
+
+long long read_integer_attribute(hid_t obj, const std::string &name) {
+  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
+  long long v = 0;
+  check(H5Aread(a, H5T_NATIVE_LLONG, &v), "reading attribute " + name);
+  return v;
+}
+
+std::vector<double> read_float_attribute(hid_t obj, const std::string &name) {
+  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
+  Handle space(checked(H5Aget_space(a), "H5Aget_space"));
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  std::vector<double> v(static_cast<size_t>(std::max<hssize_t>(n, 0)));
+  if (!v.empty()) check(H5Aread(a, H5T_NATIVE_DOUBLE, v.data()), "reading attribute " + name);
+  return v;
+}
+
+std::vector<std::string> attribute_names(hid_t obj) {
+  H5O_info_t info;
+  check(H5Oget_info(obj, &info), "H5Oget_info");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.num_attrs; ++i) {
+    char name[256];
+    if (H5Aget_name_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) > 0)
+      names.emplace_back(name);
+  }
+  return names;
+}
+
+void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
+                hid_t mem_type, void *data) {
+  Handle file_space(checked(H5Dget_space(dataset), "H5Dget_space"));
+  hsize_t elements = 1;
+  for (hsize_t c : count) elements *= c;
+  const hsize_t one = 1;
+  Handle mem_space(checked(H5Screate_simple(1, elements ? &elements : &one, nullptr), "H5Screate_simple"));
+  if (elements == 0) {
+    check(H5Sselect_none(file_space), "H5Sselect_none");
+    check(H5Sselect_none(mem_space), "H5Sselect_none");
+  } else {
+    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "H5Sselect_hyperslab");
+  }
+  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
+  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr), "H5Dread");
+}
+
+Handle open_parallel(const std::string &path, MPI_Comm comm) {
+  silence_errors();
+  Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
+  check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
+  check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
+  if (f < 0) throw InputError(key_error("--restart", path, "HDF5 cannot open the file for writing"));
+  return Handle(f);
 }
 
 Handle create_parallel(const std::string &path, MPI_Comm comm) {

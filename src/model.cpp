@@ -30,11 +30,14 @@ TokenData make_teacher_data(const Config &config, MPI_Comm comm) {
   return data;
 }
 
-Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
+Model build_model(MPI_Comm comm, Config &config, bool adjoint, const TokenData *data) {
   Model model;
   collectively(comm, [&] {
-    model.data = config.data.task == "teacher" ? make_teacher_data(config, comm)
-                                               : make_data(config.data, config.model.d);
+    if (data)
+      model.data = *data;
+    else
+      model.data = config.data.task == "teacher" ? make_teacher_data(config, comm)
+                                                 : make_data(config.data, config.model.d);
     config.data.sequences = model.data.N; // task = file: the file decides N and n
     config.data.tokens = model.data.n;
     validate(config);

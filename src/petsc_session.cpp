@@ -53,6 +53,9 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   if (!initialized) MPI_Init(argc, argv);
   storage_.push_back(*argc > 0 ? (*argv)[0] : "mft");
   storage_.insert(storage_.end(), petsc_args.begin(), petsc_args.end());
+  // mft handles SIGTERM, SIGINT and SIGUSR1 itself (a clean stop); PETSc's
+  // handler would abort on them.
+  storage_.push_back("-no_signal_handler");
   for (auto &s : storage_) pointers_.push_back(s.data());
   pointers_.push_back(nullptr);
   int pargc = static_cast<int>(storage_.size());

@@ -10,16 +10,73 @@
 namespace mft {
 namespace {
 
+const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
+const char *const kSpecies[] = {"Q", "K", "V", "W1", "W2"};
+
 void write_config(hid_t group, const Config &config) {
   for (const ConfigEntry &e : config_entries(config))
     std::visit([&](const auto &v) { h5::write_attribute(group, e.key, v); }, e.value);
 }
 
-// Chunks of one snapshot of a slice, or of as many heads as fit in ~512 KiB.
+// /config rendered as INI text, as config_entries would render it.
+std::map<std::string, std::string> read_config_text(hid_t file) {
+  h5::Handle group(H5Gopen2(file, "config", H5P_DEFAULT));
+  std::map<std::string, std::string> out;
+  for (const std::string &name : h5::attribute_names(group)) {
+    switch (h5::attribute_class(group, name)) {
+    case h5::AttributeClass::String: out[name] = h5::read_string_attribute(group, name); break;
+    case h5::AttributeClass::Integer:
+      out[name] = to_string(ConfigValue(h5::read_integer_attribute(group, name)));
+      break;
+    case h5::AttributeClass::Float:
+      out[name] = to_string(ConfigValue(h5::read_float_attribute(group, name)));
+      break;
+    default: break;
+    }
+  }
+  return out;
+}
+
+// Chunks of one snapshot of a slice, or of as many particles as fit in ~512 KiB.
 std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols) {
-  const long long per_head = std::max<long long>(1, rows * cols);
-  const long long heads = std::clamp<long long>(65536 / per_head, 1, std::max<long long>(M, 1));
-  return {1, static_cast<hsize_t>(heads), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+  const long long per = std::max<long long>(1, rows * cols);
+  const long long count = std::clamp<long long>(65536 / per, 1, std::max<long long>(M, 1));
+  return {1, static_cast<hsize_t>(count), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+}
+
+// The species' array, its owned block [begin, count) and its row shape.
+struct SpeciesBlock {
+  const char *name;
+  std::vector<double> *values;
+  long long M, begin, count, rows, cols;
+};
+
+std::vector<SpeciesBlock> species_blocks(Particles &p) {
+  std::vector<SpeciesBlock> out = {
+      {"Q", &p.heads.Q, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
+      {"K", &p.heads.K, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
+      {"V", &p.heads.V, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d, p.heads.d}};
+  if (p.has_mlp()) {
+    const NeuronParticles &n = p.neurons;
+    out.push_back({"W1", &p.neurons.W1, n.M, n.own.begin, n.own.count(), n.d_f, n.d});
+    out.push_back({"W2", &p.neurons.W2, n.M, n.own.begin, n.own.count(), n.d, n.d_f});
+  }
+  return out;
+}
+
+std::vector<hsize_t> block_start(long long row, const SpeciesBlock &b) {
+  return {static_cast<hsize_t>(row), 0, static_cast<hsize_t>(b.begin), 0, 0};
+}
+
+std::vector<hsize_t> block_count(long long L, const SpeciesBlock &b) {
+  return {1, static_cast<hsize_t>(L), static_cast<hsize_t>(b.count), static_cast<hsize_t>(b.rows),
+          static_cast<hsize_t>(b.cols)};
+}
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
 }
 
 } // namespace
@@ -29,9 +86,7 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
   MPI_Comm_size(comm, &info.ranks);
   char stamp[32] = "";
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0) {
+  if (rank_of(comm) == 0) {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);
@@ -44,8 +99,7 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
 
 RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, bool history)
-    : path_(path), comm_(comm) {
-  const HeadParticles &heads = particles.heads;
+    : path_(path), comm_(comm), created_(true) {
   file_ = h5::create_parallel(path, comm);
   try {
     h5::write_attribute(file_, "format", std::string("mft/1"));
@@ -63,33 +117,23 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
     h5::write_dataset(file_, "/data/tokens", {N, n, d}, data.tokens.data(), comm);
     h5::write_dataset(file_, "/data/targets", {N, d_out}, data.targets.data(), comm);
 
-    h5::Handle particle_group = h5::create_group(file_, "particles");
-    const auto L = static_cast<hsize_t>(heads.L), M = static_cast<hsize_t>(heads.M),
-               dh = static_cast<hsize_t>(heads.d_h);
-    step_ = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
-    tau_ = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
-    Q_ = h5::create_growing(file_, "/particles/Q", {L, M, dh, d}, H5T_IEEE_F64LE,
-                            particle_chunk(heads.M, heads.d_h, heads.d));
-    K_ = h5::create_growing(file_, "/particles/K", {L, M, dh, d}, H5T_IEEE_F64LE,
-                            particle_chunk(heads.M, heads.d_h, heads.d));
-    V_ = h5::create_growing(file_, "/particles/V", {L, M, d, d}, H5T_IEEE_F64LE,
-                            particle_chunk(heads.M, heads.d, heads.d));
-    if (particles.has_mlp()) {
-      const NeuronParticles &nn = particles.neurons;
-      const auto Mf = static_cast<hsize_t>(nn.M), df = static_cast<hsize_t>(nn.d_f);
-      W1_ = h5::create_growing(file_, "/particles/W1", {L, Mf, df, d}, H5T_IEEE_F64LE,
-                               particle_chunk(nn.M, nn.d_f, nn.d));
-      W2_ = h5::create_growing(file_, "/particles/W2", {L, Mf, d, df}, H5T_IEEE_F64LE,
-                               particle_chunk(nn.M, nn.d, nn.d_f));
+    particle_group_ = h5::create_group(file_, "particles");
+    h5::write_attribute(particle_group_, "complete", 0LL);
+    particles_["step"] = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
+    particles_["tau"] = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
+    const auto L = static_cast<hsize_t>(particles.heads.L);
+    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) {
+      const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
+                                        static_cast<hsize_t>(b.cols)};
+      particles_[b.name] = h5::create_growing(file_, std::string("/particles/") + b.name, row,
+                                              H5T_IEEE_F64LE, particle_chunk(b.M, b.rows, b.cols));
     }
     if (history) {
       h5::Handle hist = h5::create_group(file_, "history");
-      h_step_ = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
-      h_tau_ = h5::create_growing(file_, "/history/tau", {}, H5T_IEEE_F64LE, {}, 1024);
-      h_risk_ = h5::create_growing(file_, "/history/risk", {}, H5T_IEEE_F64LE, {}, 1024);
-      h_objective_ = h5::create_growing(file_, "/history/objective", {}, H5T_IEEE_F64LE, {}, 1024);
-      h_grad_norm_ = h5::create_growing(file_, "/history/grad_norm", {}, H5T_IEEE_F64LE, {}, 1024);
-      h_wall_ = h5::create_growing(file_, "/history/wall_time", {}, H5T_IEEE_F64LE, {}, 1024);
+      for (const char *name : kHistory)
+        history_[name] = h5::create_growing(file_, std::string("/history/") + name, {},
+                                            name == std::string("step") ? H5T_STD_I64LE : H5T_IEEE_F64LE,
+                                            {}, 1024);
     }
   } catch (...) {
     discard();
@@ -97,57 +141,126 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
   }
 }
 
+std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm, RestartPoint &point) {
+  const std::string key = "--restart";
+  h5::open_input(path, key).reset(); // missing or not HDF5: a clear message
+  std::unique_ptr<RunFile> f(new RunFile(path, comm));
+  f->file_ = h5::open_parallel(path, comm);
+  const bool mft = H5Aexists(f->file_, "format") > 0 &&
+                   h5::attribute_class(f->file_, "format") == h5::AttributeClass::String &&
+                   h5::read_string_attribute(f->file_, "format") == "mft/1";
+  if (!mft) throw InputError(key_error(key, path, "not an mft/1 run file"));
+  for (const char *required : {"/config", "/data/tokens", "/data/targets", "/particles/step",
+                               "/particles/tau", "/particles/Q", "/particles/K", "/particles/V",
+                               "/history/step"})
+    if (!h5::exists(f->file_, required))
+      throw InputError(key_error(key, path, std::string("not a training run file (no ") + required + ")"));
+  point.config = read_config_text(f->file_);
+
+  f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
+  for (const char *name : {"step", "tau", "Q", "K", "V", "W1", "W2"})
+    if (h5::exists(f->file_, std::string("/particles/") + name))
+      f->particles_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/particles/") + name).c_str(), H5P_DEFAULT));
+  for (const char *name : kHistory) {
+    const std::string p = std::string("/history/") + name;
+    if (!h5::exists(f->file_, p)) throw InputError(key_error(key, path, "incomplete history (no " + p + ")"));
+    f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
+  }
+
+  long long complete = H5Aexists(f->particle_group_, "complete") > 0
+                           ? h5::read_integer_attribute(f->particle_group_, "complete")
+                           : static_cast<long long>(h5::dataset_shape(f->file_, "/particles/step")[0]);
+  for (const auto &[name, ds] : f->particles_)
+    complete = std::min<long long>(complete, static_cast<long long>(h5::dataset_shape(f->file_, "/particles/" + name)[0]));
+  if (complete <= 0) throw InputError(key_error(key, path, "has no complete particle snapshot"));
+  point.row = complete - 1;
+  const std::vector<double> steps = h5::read_doubles(f->file_, "/particles/step");
+  const std::vector<double> taus = h5::read_doubles(f->file_, "/particles/tau");
+  point.step = static_cast<long long>(steps[static_cast<size_t>(point.row)]);
+  point.tau = taus[static_cast<size_t>(point.row)];
+
+  // History rows up to and including the snapshot's step.
+  const std::vector<double> hsteps = h5::read_doubles(f->file_, "/history/step");
+  const auto keep = static_cast<hsize_t>(std::count_if(
+      hsteps.begin(), hsteps.end(), [&](double s) { return static_cast<long long>(s) <= point.step; }));
+  if (keep == 0 || static_cast<long long>(hsteps[keep - 1]) != point.step)
+    throw InputError(key_error(key, path, "history does not reach the last snapshot (step " +
+                                              std::to_string(point.step) + ")"));
+  point.wall_time = h5::read_doubles(f->file_, "/history/wall_time")[keep - 1];
+
+  for (auto &[name, ds] : f->particles_) h5::set_rows(ds, static_cast<hsize_t>(complete));
+  for (auto &[name, ds] : f->history_) h5::set_rows(ds, keep);
+  h5::write_attribute(f->particle_group_, "complete", complete);
+  f->snapshots_ = static_cast<hsize_t>(complete);
+  f->history_rows_ = keep;
+  if (H5Fflush(f->file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path + " failed");
+  return f;
+}
+
 RunFile::~RunFile() {
   if (file_.valid()) discard();
 }
 
-void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
-  const HeadParticles &heads = particles.heads;
-  const hsize_t row = snapshots_++;
-  for (hid_t ds : {step_.get(), tau_.get(), Q_.get(), K_.get(), V_.get(), W1_.get(), W2_.get()})
-    if (ds >= 0) h5::set_rows(ds, row + 1);
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  const hsize_t mine = rank == 0 ? 1 : 0;
-  h5::write_block(step_, {row}, {mine}, H5T_NATIVE_LLONG, &step);
-  h5::write_block(tau_, {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
-  const auto L = static_cast<hsize_t>(heads.L), m0 = static_cast<hsize_t>(heads.own.begin),
-             Ml = static_cast<hsize_t>(heads.own.count()), dh = static_cast<hsize_t>(heads.d_h),
-             d = static_cast<hsize_t>(heads.d);
-  h5::write_block(Q_, {row, 0, m0, 0, 0}, {1, L, Ml, dh, d}, H5T_NATIVE_DOUBLE, heads.Q.data());
-  h5::write_block(K_, {row, 0, m0, 0, 0}, {1, L, Ml, dh, d}, H5T_NATIVE_DOUBLE, heads.K.data());
-  h5::write_block(V_, {row, 0, m0, 0, 0}, {1, L, Ml, d, d}, H5T_NATIVE_DOUBLE, heads.V.data());
-  if (particles.has_mlp()) {
-    const NeuronParticles &nn = particles.neurons;
-    const auto n0 = static_cast<hsize_t>(nn.own.begin), Mfl = static_cast<hsize_t>(nn.own.count()),
-               df = static_cast<hsize_t>(nn.d_f);
-    h5::write_block(W1_, {row, 0, n0, 0, 0}, {1, L, Mfl, df, d}, H5T_NATIVE_DOUBLE, nn.W1.data());
-    h5::write_block(W2_, {row, 0, n0, 0, 0}, {1, L, Mfl, d, df}, H5T_NATIVE_DOUBLE, nn.W2.data());
+TokenData RunFile::read_data(long long d) {
+  const auto shape = h5::dataset_shape(file_, "/data/tokens");
+  const auto tshape = h5::dataset_shape(file_, "/data/targets");
+  if (shape.size() != 3 || static_cast<long long>(shape[2]) != d || tshape.size() != 2 ||
+      tshape[0] != shape[0] || tshape[1] != 1)
+    throw InputError(key_error("--restart", path_, "/data does not match model.d = " + std::to_string(d)));
+  TokenData data;
+  data.N = static_cast<long long>(shape[0]);
+  data.n = static_cast<long long>(shape[1]);
+  data.d = d;
+  data.tokens = h5::read_doubles(file_, "/data/tokens");
+  data.targets = h5::read_doubles(file_, "/data/targets");
+  return data;
+}
+
+void RunFile::read_snapshot(long long row, Particles &particles) {
+  const long long L = particles.heads.L;
+  for (const SpeciesBlock &b : species_blocks(particles)) {
+    auto it = particles_.find(b.name);
+    if (it == particles_.end()) throw InputError(key_error("--restart", path_, std::string("has no /particles/") + b.name));
+    h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data());
   }
-  flush();
+}
+
+void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
+  const hsize_t row = snapshots_++;
+  for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
+  const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
+  h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
+  h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
+  for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
+    h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
+                    block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values->data());
+  write_pending_history();
+  h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
+  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
 }
 
 void RunFile::append_history(long long step, double tau, double risk, double objective,
                              double grad_norm, double wall_time) {
-  const hsize_t row = history_rows_++;
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  const hsize_t mine = rank == 0 ? 1 : 0;
-  h5::set_rows(h_step_, row + 1);
-  h5::write_block(h_step_, {row}, {mine}, H5T_NATIVE_LLONG, &step);
-  const std::pair<hid_t, double> values[] = {{h_tau_, tau},
-                                             {h_risk_, risk},
-                                             {h_objective_, objective},
-                                             {h_grad_norm_, grad_norm},
-                                             {h_wall_, wall_time}};
-  for (const auto &[ds, v] : values) {
-    h5::set_rows(ds, row + 1);
-    h5::write_block(ds, {row}, {mine}, H5T_NATIVE_DOUBLE, &v);
-  }
+  pending_.push_back({step, {tau, risk, objective, grad_norm, wall_time}});
 }
 
-void RunFile::flush() {
-  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
+void RunFile::write_pending_history() {
+  if (pending_.empty() || history_.empty()) return;
+  const hsize_t rows = pending_.size(), first = history_rows_;
+  history_rows_ += rows;
+  const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
+  std::vector<long long> steps;
+  std::vector<double> column(rows);
+  for (const HistoryRow &r : pending_) steps.push_back(r.step);
+  h5::set_rows(history_["step"], history_rows_);
+  h5::write_block(history_["step"], {first}, {mine}, H5T_NATIVE_LLONG, steps.data());
+  for (int c = 0; c < 5; ++c) {
+    for (hsize_t i = 0; i < rows; ++i) column[i] = pending_[i].values[c];
+    h5::Handle &ds = history_[kHistory[c + 1]];
+    h5::set_rows(ds, history_rows_);
+    h5::write_block(ds, {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
+  }
+  pending_.clear();
 }
 
 void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
@@ -161,18 +274,19 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
 }
 
 void RunFile::close() {
-  for (h5::Handle *h : {&step_, &tau_, &Q_, &K_, &V_, &W1_, &W2_, &h_step_, &h_tau_, &h_risk_,
-                        &h_objective_, &h_grad_norm_, &h_wall_})
-    h->reset();
+  if (!file_.valid()) return;
+  write_pending_history();
+  particles_.clear();
+  history_.clear();
+  particle_group_.reset();
   file_.reset();
 }
 
 void RunFile::discard() {
+  pending_.clear();
   close();
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
   MPI_Barrier(comm_);
-  if (rank == 0) std::remove(path_.c_str());
+  if (created_ && rank_of(comm_) == 0) std::remove(path_.c_str());
   MPI_Barrier(comm_);
 }
 

@@ -4,12 +4,15 @@
 #include "mft/flow.hpp"
 #include "mft/model.hpp"
 #include "mft/objective.hpp"
+#include "mft/signals.hpp"
 
 #include <cstdio>
 #include <memory>
 
 namespace mft {
 namespace {
+
+constexpr int kWalltime = 1000; // stop reason beside the signal numbers
 
 std::string format_seconds(double s) {
   char text[32];
@@ -22,64 +25,112 @@ std::string format_seconds(double s) {
   return text;
 }
 
+// A restarted run must compute the same thing as the run that wrote the file.
+void check_restart_config(const Config &config, const RestartPoint &point, const std::string &path) {
+  for (const ConfigEntry &e : config_entries(config)) {
+    if (restart_may_change(e.key)) continue;
+    const auto it = point.config.find(e.key);
+    const std::string here = to_string(e.value);
+    if (it == point.config.end())
+      throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
+    if (it->second != here)
+      throw InputError(key_error("--restart", path,
+                                 e.key + " = " + (here.empty() ? "''" : here) + " differs from the file's " +
+                                     (it->second.empty() ? "''" : it->second)));
+  }
+}
+
+void print_header(std::ostream &out, const Config &c, const Model &model, int ranks,
+                  const std::string &restart, const RestartPoint &point) {
+  char line[700];
+  std::snprintf(line, sizeof line,
+                "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
+                " | depth TS %s %s, k=%lld | train TS %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
+                model.data.N, model.data.n, model.data.d, c.data.task.c_str(), c.model.heads,
+                c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
+                c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
+                c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
+  out << line;
+  if (!restart.empty())
+    out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau << "\n";
+  out << "     step          tau                R                Q        grad_norm    s/step"
+         "   time left\n"
+      << std::flush;
+}
+
 } // namespace
 
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write) {
+                      bool write, const std::string &restart) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::ostream *out = rank == 0 ? log : nullptr;
+  install_stop_handlers();
 
-  Model model = build_model(comm, config, true);
+  // A restart takes its data and particles from the file it continues.
+  std::unique_ptr<RunFile> file;
+  RestartPoint point;
+  TokenData restart_data;
+  if (!restart.empty())
+    collectively(comm, [&] {
+      file = RunFile::reopen(restart, comm, point);
+      restart_data = file->read_data(config.model.d);
+    });
+  Model model = build_model(comm, config, true, restart.empty() ? nullptr : &restart_data);
   std::unique_ptr<Objective> objective;
   std::unique_ptr<GradientFlow> flow;
-  std::unique_ptr<RunFile> file;
   collectively(comm, [&] {
     objective = std::make_unique<Objective>(comm, model, config.train.lambda);
     flow = std::make_unique<GradientFlow>(comm, *objective, config.train);
     config.train.ts_type = flow->ts_type();
-    if (write)
+    if (!restart.empty()) {
+      check_restart_config(config, point, restart);
+      file->read_snapshot(point.row, *model.particles);
+    } else if (write) {
       file = std::make_unique<RunFile>(config.output.file, comm, config, info, model.data,
                                        *model.particles, true);
+    }
   });
-
-  const long long steps = config.train.steps;
-  if (out) {
-    char line[640];
-    std::snprintf(line, sizeof line,
-                  "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
-                  " | depth TS %s %s, k=%lld | train TS %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
-                  model.data.N, model.data.n, model.data.d, config.data.task.c_str(),
-                  config.model.heads, config.model.slices, config.model.head_dim,
-                  model.particles->has_mlp() ? " + MLP" : "", config.depth.ts_type.c_str(),
-                  config.depth.rk_type.c_str(), config.depth.steps_per_slice,
-                  config.train.ts_type.c_str(), config.train.dtau, steps, config.train.lambda, size);
-    *out << line
-         << "     step          tau                R                Q        grad_norm    s/step"
-            "   time left\n"
-         << std::flush;
-  }
+  const std::string output = restart.empty() ? config.output.file : restart;
+  const long long steps = config.train.steps, first = point.step;
+  if (out) print_header(*out, config, model, size, restart, point);
 
   TrainResult result;
   MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  double last_time = t0;
-  long long last_step = 0;
+  const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
+  double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0;
+  long long last_step = first;
+  int stop_reason = 0;
+
+  flow->set_stop_check([&](long long) {
+    // Every rank's signal flag and wall-time estimate, agreed by all.
+    const double now = MPI_Wtime();
+    step_seconds = now - step_time;
+    step_time = now;
+    int reason = stop_signal();
+    if (config.train.max_walltime > 0 && now - t0 + 2 * step_seconds > config.train.max_walltime)
+      reason = kWalltime;
+    MPI_Allreduce(MPI_IN_PLACE, &reason, 1, MPI_INT, MPI_MAX, comm);
+    stop_reason = reason;
+    return reason != 0;
+  });
   flow->set_monitor([&](long long step, double tau, const ParticleState &state) {
     const double now = MPI_Wtime();
     result.risks.push_back(state.risk);
-    if (file) {
+    result.last_step = step;
+    const bool resumed = !restart.empty() && step == first; // already in the file
+    if (file && !resumed) {
       file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0);
-      if (step % config.output.snapshot_every == 0 || step == steps)
+      if (step % config.output.snapshot_every == 0 || step == steps || stop_reason)
         file->append_snapshot(step, tau, *model.particles);
     }
-    if (out && (step % config.train.print_every == 0 || step == steps)) {
+    if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || resumed)) {
       const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
       char line[256];
       std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e %9.3f %11s\n", step, tau,
                     state.risk, state.objective, state.grad_norm, per_step,
-                    step > 0 ? format_seconds(per_step * (steps - step)).c_str() : "-");
+                    step > first ? format_seconds(per_step * (steps - step)).c_str() : "-");
       *out << line << std::flush;
       last_time = now;
       last_step = step;
@@ -88,8 +139,9 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
 
   result.theta_final.resize(static_cast<size_t>(objective->local_size()));
   model.particles->pack(result.theta_final.data());
+  const double loop_start = MPI_Wtime();
   try {
-    flow->run(result.theta_final.data(), steps);
+    flow->run(result.theta_final.data(), std::max<long long>(0, steps - first), first);
   } catch (const InputError &) {
     throw;
   } catch (const Error &) {
@@ -98,22 +150,29 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     if (file) file->close();
     throw;
   }
-  result.seconds = MPI_Wtime() - t0;
+  result.seconds = MPI_Wtime() - loop_start;
+  result.stopped = flow->stopped();
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();
+  if (file) file->close();
 
-  if (file) {
-    file->close();
-  }
   if (out) {
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n", result.risk_initial,
-                  result.risk_final, result.risk_initial / result.risk_final,
+    const long long taken = result.last_step - first;
+    char line[320];
+    std::snprintf(line, sizeof line, "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n",
+                  result.risk_initial, result.risk_final, result.risk_initial / result.risk_final,
                   format_seconds(result.seconds).c_str(),
-                  steps > 0 ? result.seconds / static_cast<double>(steps) : 0.0);
+                  taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
     *out << line;
-    if (write) *out << "wrote " << config.output.file << "\n";
+    if (result.stopped) {
+      std::snprintf(line, sizeof line,
+                    "stopped by %s after step %lld of %lld; %s holds it: continue with "
+                    "mft train --restart %s\n",
+                    stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason),
+                    result.last_step, steps, output.c_str(), output.c_str());
+      *out << line;
+    }
+    if (file) *out << "wrote " << output << "\n";
     *out << std::flush;
   }
   return result;

@@ -55,6 +55,7 @@ struct TrainConfig {
   long long steps = 100;
   double lambda = 0.0; // weight decay
   long long print_every = 10;
+  double max_walltime = 0.0; // seconds; stop cleanly before this (0: no limit)
 };
 
 struct OutputConfig {
@@ -91,8 +92,15 @@ std::vector<ConfigEntry> config_entries(const Config &config);
 // Parses the mft share of the command line (without the subcommand word).
 // `--config FILE` names the INI file. Throws InputError naming the key and
 // the value on any unknown key, malformed number or invalid value. Sets
-// *help when --help was given (and then does not validate).
-Config parse_config(const std::vector<std::string> &args, bool *help = nullptr);
+// *help when --help was given (and then does not validate), and *restart to
+// the file of `--restart FILE` (InputError if given and restart is null).
+Config parse_config(const std::vector<std::string> &args, bool *help = nullptr,
+                    std::string *restart = nullptr);
+
+// Keys a restarted run may change (how long and how it reports, not what it
+// computes): train.steps, train.print_every, train.max_walltime,
+// output.snapshot_every, output.file.
+bool restart_may_change(const std::string &key);
 
 // Cross-key checks (called by parse_config; again after data.task = file
 // resolved N and n from the file).

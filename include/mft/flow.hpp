@@ -21,10 +21,17 @@ namespace mft {
 // Called at the initial state and after every step, with the state there.
 using FlowMonitor = std::function<void(long long step, double tau, const ParticleState &state)>;
 
+// Called after every step; true stops the flow there (the monitor still
+// sees the state after that step).
+using FlowStopCheck = std::function<bool(long long step)>;
+
 struct FlowContext {
   Objective *objective = nullptr;
   FlowMonitor monitor;
+  FlowStopCheck stop_check;
   long long first_step = 0; // step number of the flow's start (restarts)
+  double dtau = 0.0;        // tau = step * dtau, exactly, on any restart
+  bool stopped = false;
   std::exception_ptr error;
 };
 
@@ -37,10 +44,14 @@ public:
   GradientFlow &operator=(const GradientFlow &) = delete;
 
   void set_monitor(FlowMonitor monitor) { ctx_.monitor = std::move(monitor); }
+  void set_stop_check(FlowStopCheck check) { ctx_.stop_check = std::move(check); }
 
-  // Takes `steps` steps from the particles theta (this rank's, flat), which
-  // end as the final particles. Collective.
-  void run(double *theta, long long steps);
+  // Takes up to `steps` steps from the particles theta (this rank's, flat)
+  // at step `first_step` (tau = first_step dtau); theta ends as the final
+  // particles. Returns the number of steps taken (fewer when the stop check
+  // asked to stop). Collective.
+  long long run(double *theta, long long steps, long long first_step = 0);
+  bool stopped() const { return ctx_.stopped; }
 
   const std::string &ts_type() const { return ts_type_; }
 
@@ -48,7 +59,6 @@ private:
   FlowContext ctx_;
   TS ts_ = nullptr;
   Vec theta_ = nullptr;
-  double dtau_;
   std::string ts_type_;
 };
 

@@ -48,6 +48,22 @@ std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);
 // Reads a whole dataset as float64 (HDF5 converts integer or float32 data).
 std::vector<double> read_doubles(hid_t file, const std::string &path);
 
+// Attributes, read back by their stored class.
+enum class AttributeClass { String, Integer, Float, Other };
+AttributeClass attribute_class(hid_t obj, const std::string &name);
+std::string read_string_attribute(hid_t obj, const std::string &name);
+long long read_integer_attribute(hid_t obj, const std::string &name);
+std::vector<double> read_float_attribute(hid_t obj, const std::string &name); // scalar: one value
+std::vector<std::string> attribute_names(hid_t obj);
+
+// Reads this rank's block (start/count over every dimension) of a dataset
+// as float64 or int64 (`mem_type`); collective.
+void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
+                hid_t mem_type, void *data);
+
+// Opens an existing file read-write with the MPI-IO driver on comm.
+Handle open_parallel(const std::string &path, MPI_Comm comm);
+
 // --- writing (collective on the file's communicator) ----------------------
 
 // Creates (truncates) a file with the MPI-IO driver on comm.

@@ -33,7 +33,9 @@ struct Model {
 
 // Builds the model of `config` collectively; updates `config` with what was
 // resolved (N and n of a data file, the depth TS after the options database).
-// Throws InputError / Error on every rank alike.
-Model build_model(MPI_Comm comm, Config &config, bool adjoint);
+// With `data`, those tokens and targets are used instead of data.task's (a
+// restart reads them from its file). Throws InputError / Error on every rank
+// alike.
+Model build_model(MPI_Comm comm, Config &config, bool adjoint, const TokenData *data = nullptr);
 
 } // namespace mft

@@ -8,11 +8,14 @@
 
 #include <mpi.h>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace mft {
 
 struct TrainResult {
+  bool stopped = false;             // by a signal or train.max_walltime: exit kExitStopped
+  long long last_step = 0;          // step of the final particles
   double risk_initial = 0.0;
   double risk_final = 0.0;
   std::vector<double> risks;        // R of every history row
@@ -20,7 +23,10 @@ struct TrainResult {
   double seconds = 0.0;             // wall time of the training loop
 };
 
+// `restart`: a run file to continue from its last complete snapshot (the
+// configuration must match the file's, but for restart_may_change keys);
+// the run appends to that file.
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write = true);
+                      bool write = true, const std::string &restart = "");
 
 } // namespace mft

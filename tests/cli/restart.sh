@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Restart: 2N steps straight equal N steps, then --restart for N more, byte
+# for byte (particles and history but wall_time), on 1 and 2 ranks; a run
+# killed with SIGKILL restarts from its last snapshot to the same final
+# particles; restarts from other configurations or bad files are refused.
+source "$(dirname "$0")/common.sh"
+
+base=(--model.slices 3 --model.mlp_particles 3 --model.mlp_width 4 --data.sequences 10
+      --data.tokens 6 --train.dtau 0.1 --output.snapshot_every 4)
+run=(--model.heads 5 "${base[@]}")
+
+same_runs() { # A.h5 B.h5: identical particles and history (wall_time aside)
+  "$PYTHON" - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+for g, names in (("particles", ("step", "tau", "Q", "K", "V", "W1", "W2")),
+                 ("history", ("step", "tau", "risk", "objective", "grad_norm"))):
+    for k in names:
+        x, y = a[g][k][...], b[g][k][...]
+        assert x.shape == y.shape and x.tobytes() == y.tobytes(), f"/{g}/{k} differs"
+print("identical:", sys.argv[1], sys.argv[2], list(a["particles/step"][:]))
+PY
+}
+
+for ranks in 1 2; do
+  mft_run "$ranks" train "${run[@]}" --train.steps 16 --output.file straight.h5
+  [ "$status" -eq 0 ] || { fail "$ranks ranks straight: exit $status"; cat err.txt; }
+  mft_run "$ranks" train "${run[@]}" --train.steps 8 --output.file part.h5
+  [ "$status" -eq 0 ] || { fail "$ranks ranks first half: exit $status"; cat err.txt; }
+  mft_run "$ranks" train "${run[@]}" --train.steps 16 --restart part.h5
+  [ "$status" -eq 0 ] || { fail "$ranks ranks restart: exit $status"; cat err.txt; }
+  grep -q "restart from part.h5: step 8" out.txt || fail "no restart line"
+  same_runs straight.h5 part.h5 || fail "$ranks ranks: restart is not bit-identical"
+done
+
+# Restart on another rank count: equal to reduction rounding.
+mft_run 2 train "${run[@]}" --train.steps 8 --output.file other.h5
+mft_run 1 train "${run[@]}" --train.steps 16 --restart other.h5
+[ "$status" -eq 0 ] || { fail "restart on 1 rank of a 2-rank run: exit $status"; cat err.txt; }
+"$PYTHON" -c "
+import h5py, numpy as np
+a, b = h5py.File('straight.h5', 'r'), h5py.File('other.h5', 'r')
+for k in ('Q', 'K', 'V', 'W1', 'W2'):
+    x, y = a['particles/' + k][...], b['particles/' + k][...]
+    assert np.abs(x - y).max() <= 1e-11 * np.abs(x).max(), k
+" || fail "restart on another rank count differs beyond rounding"
+
+# SIGKILL of the whole job after the snapshot of step 12, then restart.
+rm -f killed.h5
+setsid "$MPIEXEC" -q -n 2 "$MFT" train "${run[@]}" --train.steps 40 --train.print_every 1 \
+  --output.file killed.h5 >killed.txt 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  grep -qE "^ +12 " killed.txt && break
+  sleep 0.1
+done
+kill -9 -- "-$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$PYTHON" -c "
+import h5py
+f = h5py.File('killed.h5', 'r')
+print('after SIGKILL: complete snapshots', f['particles'].attrs['complete'], 'steps', list(f['particles/step'][:]))
+assert f['particles'].attrs['complete'] >= 4 and f['particles/step'][3] == 12
+" || fail "the killed run's file does not hold its snapshots"
+mft_run 2 train "${run[@]}" --train.steps 40 --output.file full.h5
+mft_run 2 train "${run[@]}" --train.steps 40 --restart killed.h5
+[ "$status" -eq 0 ] || { fail "restart after SIGKILL: exit $status"; cat err.txt; }
+same_runs full.h5 killed.h5 || fail "the restarted killed run differs from an uninterrupted one"
+
+# Refused restarts: one line naming the key or the file; the file untouched.
+cp part.h5 keep.h5
+expect_restart_refused() { # TEXT ARGS...
+  local text=$1
+  shift
+  mft_run 2 train "$@"
+  if [ "$status" -ne 2 ] || [ "$(wc -l <err.txt)" -ne 1 ] || ! grep -qF -- "$text" err.txt; then
+    fail "restart $*: status $status"; cat err.txt
+  else
+    echo "ok: $(cat err.txt)"
+  fi
+}
+expect_restart_refused "model.heads = 6" "${base[@]}" --model.heads 6 --restart keep.h5
+expect_restart_refused "readout.kind = mean" "${run[@]}" --readout.kind mean --restart keep.h5
+expect_restart_refused "nosuch.h5" "${run[@]}" --restart nosuch.h5
+head -c 3000 keep.h5 >truncated.h5
+expect_restart_refused "truncated.h5" "${run[@]}" --restart truncated.h5
+"$PYTHON" -c "
+import h5py, numpy as np
+with h5py.File('foreign.h5', 'w') as f:
+    f['data/tokens'] = np.zeros((2, 3, 8))
+"
+expect_restart_refused "foreign.h5" "${run[@]}" --restart foreign.h5
+mft_run 1 forward --output.file fwd.h5
+expect_restart_refused "not a training run file" --restart fwd.h5
+
+mft_run 2 forward --restart keep.h5
+grep -q "only mft train" err.txt || fail "forward --restart not refused"
+cmp -s part.h5 keep.h5 || fail "a refused restart changed the file"
+# Truncated and foreign files as data input are refused too.
+mft_run 2 train --data.task file --data.file truncated.h5 --output.file x.h5
+[ "$status" -eq 2 ] && grep -q "truncated.h5" err.txt && [ ! -e x.h5 ] || { fail "truncated data file"; cat err.txt; }
+finish

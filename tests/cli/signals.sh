@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SIGTERM to mpirun during a 2-rank run: every rank finishes its step, writes
+# a snapshot and exits within 10 s (mpirun itself reports Open MPI's 1, the
+# ranks 75); SIGUSR1 is forwarded by mpirun, which then exits 75 like the
+# ranks; train.max_walltime stops the same way. The file's last snapshot is
+# its last step, and --restart continues it.
+source "$(dirname "$0")/common.sh"
+export OMPI_MCA_odls_base_sigkill_timeout=3
+
+run=(--model.heads 5 --model.slices 3 --data.sequences 10 --data.tokens 6 --train.dtau 0.05
+     --train.print_every 50 --output.snapshot_every 100000)
+
+last_is_snapshot() { # FILE: the last history step has a snapshot
+  "$PYTHON" - "$1" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+h, p = f["history/step"][:], f["particles/step"][:]
+print(f"history up to step {h[-1]}, snapshots {list(p)}")
+assert h[-1] == p[-1] and h[-1] > 0 and f["particles"].attrs["complete"] == len(p)
+PY
+}
+
+for sig in TERM USR1; do
+  rm -f "$sig.h5"
+  "$MPIEXEC" -q -n 2 "$MFT" train "${run[@]}" --train.steps 100000 --output.file "$sig.h5" >"$sig.txt" 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do grep -qE "^ +100 " "$sig.txt" && break; sleep 0.1; done
+  start=$(date +%s)
+  kill "-$sig" "$pid"
+  wait "$pid"
+  status=$?
+  took=$(($(date +%s) - start))
+  echo "SIG$sig: mpirun exit $status after ${took} s"
+  [ "$took" -le 10 ] || fail "SIG$sig: took $took s"
+  if [ "$sig" = USR1 ]; then [ "$status" -eq 75 ] || fail "SIGUSR1: exit $status, expected 75"; fi
+  [ "$status" -ne 0 ] || fail "SIG$sig: exit 0"
+  # mpirun may stop forwarding output once it shuts the job down (SIGTERM).
+  if [ "$sig" = USR1 ]; then
+    grep -q "stopped by SIG$sig after step" "$sig.txt" || { fail "SIG$sig: no stop line"; cat "$sig.txt"; }
+  fi
+  last_is_snapshot "$sig.h5" || fail "SIG$sig: the last step has no snapshot"
+done
+
+mft_run 2 train "${run[@]}" --train.steps 100000 --train.max_walltime 2 --output.file wall.h5
+[ "$status" -eq 75 ] || { fail "max_walltime: exit $status"; cat err.txt; }
+grep -q "stopped by train.max_walltime" out.txt || fail "max_walltime: no stop line"
+last_is_snapshot wall.h5 || fail "max_walltime: the last step has no snapshot"
+step=$("$PYTHON" -c "import h5py; print(h5py.File('wall.h5', 'r')['history/step'][-1])")
+mft_run 2 train "${run[@]}" --train.steps $((step + 3)) --restart wall.h5
+[ "$status" -eq 0 ] || { fail "restart after max_walltime: exit $status"; cat err.txt; }
+"$PYTHON" -c "
+import h5py
+f = h5py.File('wall.h5', 'r')
+assert f['history/step'][-1] == $step + 3, f['history/step'][-1]
+" || fail "the restart did not continue to step $((step + 3))"
+finish
