@@ -3,6 +3,7 @@
 Every analysis script opens runs through `open_run`, which refuses a file
 that is not an mft/1 run with a one-line error.
 """
+import os
 import sys
 
 import h5py
@@ -25,10 +26,14 @@ class Run:
 
     def __init__(self, path):
         self.path = path
+        if not os.path.isfile(path):
+            raise RunFileError(f"{path}: no such file")
+        if not h5py.is_hdf5(path):
+            raise RunFileError(f"{path}: not an HDF5 file")
         try:
             self.file = h5py.File(path, "r")
         except (OSError, IOError) as e:
-            raise RunFileError(f"{path}: cannot open as HDF5 ({e.__class__.__name__})") from None
+            raise RunFileError(f"{path}: HDF5 cannot open it ({str(e).splitlines()[0]})") from None
         fmt = _text(self.file.attrs.get("format", ""))
         if fmt != FORMAT:
             raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
