@@ -4,6 +4,7 @@
 #include "mft/error.hpp"
 #include "mft/forward_run.hpp"
 #include "mft/petsc_session.hpp"
+#include "mft/ntk_run.hpp"
 #include "mft/run_file.hpp"
 #include "mft/signals.hpp"
 #include "mft/train_run.hpp"
@@ -20,6 +21,8 @@ const char *kUsage =
     "  train     train the particles by the gradient flow in training time tau (the main job)\n"
     "  forward   integrate the token measures through depth s in [0,1] at the initial\n"
     "            particles, print the risk R and write the HDF5 run file\n"
+    "  ntk       the NTK Gram (M L) J J^T at the initial particles or at a snapshot\n"
+    "            (--from FILE [--snapshot S]); --cgf adds the log-sum-exp injectivity test\n"
     "\n"
     "Keys come from built-in defaults, then the INI file, then the command line.\n"
     "mft train --restart FILE continues the run in FILE from its last snapshot.\n"
@@ -39,13 +42,13 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command != "forward" && command != "train")
+  if (command != "forward" && command != "train" && command != "ntk")
     throw mft::InputError(mft::key_error("command", command, "unknown (try: mft --help)"));
 
-  bool help = false;
-  std::string restart;
-  mft::Config config = mft::parse_config(rest, &help, command == "train" ? &restart : nullptr);
-  if (help) {
+  mft::CommandOptions options;
+  options.command = command;
+  mft::Config config = mft::parse_config(rest, &options);
+  if (options.help) {
     if (rank == 0)
       std::cout << "usage: mpirun -n P mft " << command
                 << " [--config FILE] [--section.key VALUE ...]\n\n"
@@ -54,9 +57,12 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   const mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
   if (command == "train") {
-    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, restart);
+    const mft::TrainResult r =
+        mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, options.restart);
     return r.stopped ? mft::kExitStopped : 0;
-  } else
+  } else if (command == "ntk")
+    mft::run_ntk(MPI_COMM_WORLD, config, options, info, &std::cout);
+  else
     mft::run_forward(MPI_COMM_WORLD, config, info, &std::cout);
   return 0;
 }

@@ -171,9 +171,9 @@ const std::vector<Key> &key_table() {
          c.init.sigma_w2 = non_negative_real("init.sigma_w2", v);
        },
        [](const Config &c) { return ConfigValue(c.init.sigma_w2); }},
-      {"data.task", "icl-linear", "data: icl-linear, gaussian, teacher, file",
+      {"data.task", "icl-linear", "data: icl-linear, gaussian, teacher, families, file",
        [](Config &c, const std::string &v) {
-         c.data.task = one_of("data.task", v, {"icl-linear", "gaussian", "teacher", "file"});
+         c.data.task = one_of("data.task", v, {"icl-linear", "gaussian", "teacher", "families", "file"});
        },
        [](const Config &c) { return ConfigValue(c.data.task); }},
       {"data.sequences", "64", "sequences N (task file: taken from the file)",
@@ -220,6 +220,48 @@ const std::vector<Key> &key_table() {
          c.train.max_walltime = non_negative_real("train.max_walltime", v);
        },
        [](const Config &c) { return ConfigValue(c.train.max_walltime); }},
+      {"families.kind", "discrete",
+       "data.task families: discrete, cube, laplace, mixture, gaussian-cov",
+       [](Config &c, const std::string &v) {
+         c.families.kind =
+             one_of("families.kind", v, {"discrete", "cube", "laplace", "mixture", "gaussian-cov"});
+       },
+       [](const Config &c) { return ConfigValue(c.families.kind); }},
+      {"families.values", "",
+       "the varying parameter per sequence (cube r, laplace variance, mixture/gaussian-cov shift): a,b,c or lo:hi",
+       [](Config &c, const std::string &v) { c.families.values = v; },
+       [](const Config &c) { return ConfigValue(c.families.values); }},
+      {"families.variances", "", "gaussian-cov: variance v_i per sequence (a,b,c or lo:hi); empty: 1",
+       [](Config &c, const std::string &v) { c.families.variances = v; },
+       [](const Config &c) { return ConfigValue(c.families.variances); }},
+      {"families.sigma", "0.5", "mixture: component standard deviation s",
+       [](Config &c, const std::string &v) {
+         c.families.sigma = non_negative_real("families.sigma", v);
+       },
+       [](const Config &c) { return ConfigValue(c.families.sigma); }},
+      {"families.base", "normal", "discrete: samples of N(0, I) (normal) or U([-1,1]^d) (uniform)",
+       [](Config &c, const std::string &v) {
+         c.families.base = one_of("families.base", v, {"normal", "uniform"});
+       },
+       [](const Config &c) { return ConfigValue(c.families.base); }},
+      {"families.quadratic", "0.5", "target <u, mean x> + q mean |x|^2 / d: the coefficient q",
+       [](Config &c, const std::string &v) { c.families.quadratic = parse_real("families.quadratic", v); },
+       [](const Config &c) { return ConfigValue(c.families.quadratic); }},
+      {"cgf.points", "256", "mft ntk --cgf: sample points z of the log-sum-exp test",
+       [](Config &c, const std::string &v) { c.cgf.points = positive("cgf.points", v); },
+       [](const Config &c) { return ConfigValue(c.cgf.points); }},
+      {"cgf.radius", "1.0", "mft ntk --cgf: the points are uniform in the ball of this radius",
+       [](Config &c, const std::string &v) {
+         c.cgf.radius = parse_real("cgf.radius", v);
+         if (c.cgf.radius <= 0) throw InputError(key_error("cgf.radius", v, "must be > 0"));
+       },
+       [](const Config &c) { return ConfigValue(c.cgf.radius); }},
+      {"ntk.part", "V", "mft ntk: parameter group of the Jacobian: V, QK, mlp, all",
+       [](Config &c, const std::string &v) { c.ntk.part = one_of("ntk.part", v, {"V", "QK", "mlp", "all"}); },
+       [](const Config &c) { return ConfigValue(c.ntk.part); }},
+      {"ntk.every", "0", "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)",
+       [](Config &c, const std::string &v) { c.ntk.every = non_negative("ntk.every", v); },
+       [](const Config &c) { return ConfigValue(c.ntk.every); }},
       {"output.file", "mft.h5", "HDF5 output file",
        [](Config &c, const std::string &v) { c.output.file = non_empty("output.file", v); },
        [](const Config &c) { return ConfigValue(c.output.file); }},
@@ -304,6 +346,8 @@ void validate(const Config &c) {
       throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
                                  "data.task = icl-linear needs n >= 2 (examples and a query)"));
   }
+  if (c.cgf.points > 1000000)
+    throw InputError(key_error("cgf.points", std::to_string(c.cgf.points), "at most 1000000"));
   if (c.data.task == "file" && c.data.file.empty())
     throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
   if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
@@ -313,14 +357,35 @@ void validate(const Config &c) {
 
 bool restart_may_change(const std::string &key) {
   return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
-         key == "output.snapshot_every" || key == "output.file";
+         key == "output.snapshot_every" || key == "output.file" || key.rfind("cgf.", 0) == 0 ||
+         key == "ntk.part";
 }
 
-Config parse_config(const std::vector<std::string> &args, bool *help, std::string *restart) {
+Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source) {
+  Config c;
+  for (const Key &k : key_table()) {
+    const auto it = text.find(k.name);
+    if (it == text.end()) continue;
+    try {
+      k.set(c, it->second);
+    } catch (const InputError &e) {
+      throw InputError(source + ": " + e.what());
+    }
+  }
+  return c;
+}
+
+Config parse_config(const std::vector<std::string> &args, CommandOptions *options) {
   po::options_description keys = describe_keys();
   po::options_description cmdline;
   cmdline.add_options()("config", po::value<std::string>(), "INI configuration file")(
-      "help", "list the keys")("restart", po::value<std::string>(), "run file to continue");
+      "help", "list the keys")("restart", po::value<std::string>(), "run file to continue")(
+      "from", po::value<std::string>(), "run file to read")("snapshot", po::value<std::string>(),
+                                                             "snapshot row")("cgf", "CGF test");
+  const std::string command = options ? options->command : "";
+  auto only = [&](const char *option, const char *owner) {
+    throw InputError(std::string("--") + option + ": only mft " + owner + " takes this option");
+  };
   cmdline.add(keys);
 
   po::variables_map vm;
@@ -336,14 +401,23 @@ Config parse_config(const std::vector<std::string> &args, bool *help, std::strin
                   .run(),
               vm);
     if (vm.count("help")) {
-      if (help) *help = true;
+      if (options) options->help = true;
       return Config{};
     }
     if (vm.count("restart")) {
-      if (!restart) throw InputError(key_error("--restart", vm["restart"].as<std::string>(),
-                                               "only mft train continues a run"));
-      *restart = vm["restart"].as<std::string>();
-      if (restart->empty()) throw InputError(key_error("--restart", "", "needs a run file"));
+      if (command != "train") only("restart", "train (it continues a training run)");
+      options->restart = vm["restart"].as<std::string>();
+      if (options->restart.empty()) throw InputError(key_error("--restart", "", "needs a run file"));
+    }
+    if (vm.count("from") || vm.count("snapshot") || vm.count("cgf")) {
+      if (command != "ntk") only(vm.count("cgf") ? "cgf" : vm.count("from") ? "from" : "snapshot", "ntk");
+      if (vm.count("from")) options->from = vm["from"].as<std::string>();
+      options->cgf = vm.count("cgf") > 0;
+      if (vm.count("snapshot")) {
+        const std::string text = vm["snapshot"].as<std::string>();
+        options->snapshot = parse_integer("--snapshot", text);
+        if (options->from.empty()) throw InputError(key_error("--snapshot", text, "needs --from FILE"));
+      }
     }
     if (vm.count("config")) {
       config_file = vm["config"].as<std::string>();

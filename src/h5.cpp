@@ -151,7 +151,7 @@ std::vector<std::string> attribute_names(hid_t obj) {
 }
 
 void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
-                hid_t mem_type, void *data) {
+                hid_t mem_type, void *data, bool collective) {
   Handle file_space(checked(H5Dget_space(dataset), "H5Dget_space"));
   hsize_t elements = 1;
   for (hsize_t c : count) elements *= c;
@@ -165,7 +165,7 @@ void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vec
           "H5Sselect_hyperslab");
   }
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
-  check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
+  if (collective) check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
   check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr), "H5Dread");
 }
 

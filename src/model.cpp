@@ -1,6 +1,7 @@
 #include "mft/model.hpp"
 
 #include "mft/error.hpp"
+#include "mft/families.hpp"
 
 namespace mft {
 
@@ -36,8 +37,9 @@ Model build_model(MPI_Comm comm, Config &config, bool adjoint, const TokenData *
     if (data)
       model.data = *data;
     else
-      model.data = config.data.task == "teacher" ? make_teacher_data(config, comm)
-                                                 : make_data(config.data, config.model.d);
+      model.data = config.data.task == "teacher"    ? make_teacher_data(config, comm)
+                   : config.data.task == "families" ? make_families(config)
+                                                    : make_data(config.data, config.model.d);
     config.data.sequences = model.data.N; // task = file: the file decides N and n
     config.data.tokens = model.data.n;
     validate(config);

@@ -27,6 +27,18 @@ std::vector<double> Readout::predict(const TokenData &data, const double *X1) co
   return yhat;
 }
 
+void Readout::unit_cotangent(const TokenData &data, long long i, double *dX1) const {
+  const long long n = data.n, d = data.d;
+  std::fill(dX1, dX1 + data.N * n * d, 0.0);
+  double *a = dX1 + i * n * d;
+  if (kind_ == "query") {
+    a[(n - 1) * d + coord_] = 1.0;
+  } else {
+    for (long long j = 0; j < n; ++j)
+      for (long long k = 0; k < d; ++k) a[j * d + k] = weights_[k] / static_cast<double>(n);
+  }
+}
+
 double Readout::risk(const TokenData &data, const double *X1, double *dX1) const {
   const std::vector<double> yhat = predict(data, X1);
   const long long n = data.n, d = data.d;

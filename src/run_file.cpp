@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 
 namespace mft {
 namespace {
 
 const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
+const char *const kOptionalHistory[] = {"ntk_lambda_min", "ntk_lambda_max"};
 const char *const kSpecies[] = {"Q", "K", "V", "W1", "W2"};
 
 void write_config(hid_t group, const Config &config) {
@@ -97,8 +99,52 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   return info;
 }
 
+StoredRun read_stored_run(const std::string &path, const std::string &key, long long row, long long d,
+                          Particles *particles) {
+  h5::Handle file = h5::open_input(path, key);
+  const bool mft = H5Aexists(file, "format") > 0 &&
+                   h5::attribute_class(file, "format") == h5::AttributeClass::String &&
+                   h5::read_string_attribute(file, "format") == "mft/1";
+  if (!mft) throw InputError(key_error(key, path, "not an mft/1 run file"));
+  for (const char *required : {"/config", "/data/tokens", "/data/targets", "/particles/step", "/particles/tau"})
+    if (!h5::exists(file, required))
+      throw InputError(key_error(key, path, std::string("incomplete run file (no ") + required + ")"));
+  StoredRun run;
+  run.config = read_config_text(file);
+  if (d <= 0) return run;
+  h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
+  long long rows = static_cast<long long>(h5::dataset_shape(file, "/particles/step")[0]);
+  if (H5Aexists(group, "complete") > 0) rows = std::min(rows, h5::read_integer_attribute(group, "complete"));
+  const long long r = row < 0 ? rows + row : row;
+  if (r < 0 || r >= rows)
+    throw InputError(key_error("--snapshot", std::to_string(row),
+                               path + " has " + std::to_string(rows) + " complete snapshots"));
+  run.row = r;
+  run.step = static_cast<long long>(h5::read_doubles(file, "/particles/step")[static_cast<size_t>(r)]);
+  run.tau = h5::read_doubles(file, "/particles/tau")[static_cast<size_t>(r)];
+  const auto shape = h5::dataset_shape(file, "/data/tokens");
+  if (shape.size() != 3 || static_cast<long long>(shape[2]) != d)
+    throw InputError(key_error(key, path, "/data/tokens does not match model.d = " + std::to_string(d)));
+  run.data.N = static_cast<long long>(shape[0]);
+  run.data.n = static_cast<long long>(shape[1]);
+  run.data.d = d;
+  run.data.tokens = h5::read_doubles(file, "/data/tokens");
+  run.data.targets = h5::read_doubles(file, "/data/targets");
+  if (particles) {
+    const long long L = particles->heads.L;
+    for (const SpeciesBlock &b : species_blocks(*particles)) {
+      const std::string p = std::string("/particles/") + b.name;
+      if (!h5::exists(file, p)) throw InputError(key_error(key, path, "has no " + p));
+      h5::Handle ds(H5Dopen2(file, p.c_str(), H5P_DEFAULT));
+      h5::read_block(ds, block_start(r, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data(), false);
+    }
+  }
+  return run;
+}
+
 RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
-                 const TokenData &data, const Particles &particles, bool history)
+                 const TokenData &data, const Particles &particles, bool history,
+                 const std::vector<std::string> &extra_history)
     : path_(path), comm_(comm), created_(true) {
   file_ = h5::create_parallel(path, comm);
   try {
@@ -130,10 +176,11 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
     }
     if (history) {
       h5::Handle hist = h5::create_group(file_, "history");
-      for (const char *name : kHistory)
-        history_[name] = h5::create_growing(file_, std::string("/history/") + name, {},
-                                            name == std::string("step") ? H5T_STD_I64LE : H5T_IEEE_F64LE,
-                                            {}, 1024);
+      history_["step"] = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
+      columns_.assign(std::begin(kHistory) + 1, std::end(kHistory));
+      columns_.insert(columns_.end(), extra_history.begin(), extra_history.end());
+      for (const std::string &name : columns_)
+        history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
     }
   } catch (...) {
     discard();
@@ -165,6 +212,13 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm,
     const std::string p = std::string("/history/") + name;
     if (!h5::exists(f->file_, p)) throw InputError(key_error(key, path, "incomplete history (no " + p + ")"));
     f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
+    if (name != std::string("step")) f->columns_.push_back(name);
+  }
+  for (const char *name : kOptionalHistory) {
+    const std::string p = std::string("/history/") + name;
+    if (!h5::exists(f->file_, p)) continue;
+    f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
+    f->columns_.push_back(name);
   }
 
   long long complete = H5Aexists(f->particle_group_, "complete") > 0
@@ -240,8 +294,11 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
 }
 
 void RunFile::append_history(long long step, double tau, double risk, double objective,
-                             double grad_norm, double wall_time) {
-  pending_.push_back({step, {tau, risk, objective, grad_norm, wall_time}});
+                             double grad_norm, double wall_time, const std::vector<double> &extra) {
+  HistoryRow row{step, {tau, risk, objective, grad_norm, wall_time}};
+  row.values.insert(row.values.end(), extra.begin(), extra.end());
+  row.values.resize(columns_.size(), std::numeric_limits<double>::quiet_NaN());
+  pending_.push_back(std::move(row));
 }
 
 void RunFile::write_pending_history() {
@@ -254,9 +311,9 @@ void RunFile::write_pending_history() {
   for (const HistoryRow &r : pending_) steps.push_back(r.step);
   h5::set_rows(history_["step"], history_rows_);
   h5::write_block(history_["step"], {first}, {mine}, H5T_NATIVE_LLONG, steps.data());
-  for (int c = 0; c < 5; ++c) {
+  for (size_t c = 0; c < columns_.size(); ++c) {
     for (hsize_t i = 0; i < rows; ++i) column[i] = pending_[i].values[c];
-    h5::Handle &ds = history_[kHistory[c + 1]];
+    h5::Handle &ds = history_[columns_[c]];
     h5::set_rows(ds, history_rows_);
     h5::write_block(ds, {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
   }
@@ -271,6 +328,29 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
   h5::write_dataset(file_, "/forward/tokens_final", {N, n, d}, X1, comm_);
   h5::write_dataset(file_, "/forward/predictions", {N, 1}, yhat.data(), comm_);
   h5::write_attribute(grp, "risk", risk);
+}
+
+void RunFile::write_ntk(long long N, const std::vector<double> &gram,
+                        const std::vector<double> &eigenvalues, const std::string &part,
+                        long long snapshot, const std::vector<double> *cgf_values,
+                        const std::vector<double> *points, long long K, long long d,
+                        const double *population_margin) {
+  h5::Handle grp = h5::create_group(file_, "ntk");
+  const auto n = static_cast<hsize_t>(N);
+  h5::write_dataset(file_, "/ntk/gram", {n, n}, gram.data(), comm_);
+  h5::write_dataset(file_, "/ntk/eigenvalues", {n}, eigenvalues.data(), comm_);
+  h5::write_attribute(grp, "part", part);
+  h5::write_attribute(grp, "snapshot", snapshot);
+  h5::write_attribute(grp, "lambda_min", eigenvalues.front());
+  h5::write_attribute(grp, "lambda_max", eigenvalues.back());
+  if (cgf_values) {
+    h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(cgf_values->size())},
+                      cgf_values->data(), comm_);
+    h5::write_dataset(file_, "/ntk/cgf_points", {static_cast<hsize_t>(K), static_cast<hsize_t>(d)},
+                      points->data(), comm_);
+    h5::write_attribute(grp, "cgf_margin", cgf_values->back() / cgf_values->front());
+    if (population_margin) h5::write_attribute(grp, "cgf_margin_population", *population_margin);
+  }
 }
 
 void RunFile::close() {

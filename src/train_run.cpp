@@ -3,6 +3,7 @@
 #include "mft/error.hpp"
 #include "mft/flow.hpp"
 #include "mft/model.hpp"
+#include "mft/ntk.hpp"
 #include "mft/objective.hpp"
 #include "mft/signals.hpp"
 
@@ -88,8 +89,10 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       check_restart_config(config, point, restart);
       file->read_snapshot(point.row, *model.particles);
     } else if (write) {
+      std::vector<std::string> extra;
+      if (config.ntk.every > 0) extra = {"ntk_lambda_min", "ntk_lambda_max"};
       file = std::make_unique<RunFile>(config.output.file, comm, config, info, model.data,
-                                       *model.particles, true);
+                                       *model.particles, true, extra);
     }
   });
   const std::string output = restart.empty() ? config.output.file : restart;
@@ -120,8 +123,20 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     result.risks.push_back(state.risk);
     result.last_step = step;
     const bool resumed = !restart.empty() && step == first; // already in the file
+    std::vector<double> ntk;
+    if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
+      // The kernel at these particles; the solves leave the particles as they are.
+      const NtkSpectrum K = ntk_spectrum(comm, model, "V");
+      ntk = {K.lambda_min(), K.lambda_max()};
+      if (out) {
+        char line[160];
+        std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
+                      step, K.lambda_min(), K.lambda_max());
+        *out << line;
+      }
+    }
     if (file && !resumed) {
-      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0);
+      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, ntk);
       if (step % config.output.snapshot_every == 0 || step == steps || stop_reason)
         file->append_snapshot(step, tau, *model.particles);
     }

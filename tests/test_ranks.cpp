@@ -2,6 +2,8 @@
 // of a 3-rank job) gives the same risk and final tokens up to reduction
 // rounding. Run with 3 ranks.
 #include "mft/forward_run.hpp"
+#include "mft/model.hpp"
+#include "mft/ntk.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +58,30 @@ TEST(Ranks, ARankWithoutHeads) {
   mft::Config c = mft::parse_config({"--model.heads", "2", "--model.slices", "3", "--data.task",
                                      "gaussian", "--readout.kind", "mean", "--depth.ts_type", "ssp"});
   expect_rank_invariant(c);
+}
+
+TEST(Ranks, NtkGramAgreesOnOneTwoThreeRanks) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<std::vector<double>> grams;
+  for (int ranks : {1, 2, 3}) {
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &comm);
+    std::vector<double> gram;
+    if (comm != MPI_COMM_NULL) {
+      mft::Config c = mft::parse_config({"--model.heads", "5", "--model.slices", "2", "--model.d", "3",
+                                         "--data.task", "families", "--families.kind", "cube",
+                                         "--data.sequences", "4", "--data.tokens", "6",
+                                         "--model.mlp_particles", "2", "--model.mlp_width", "3"});
+      mft::Model model = mft::build_model(comm, c, true);
+      gram = mft::ntk_spectrum(comm, model, "all").gram;
+      MPI_Comm_free(&comm);
+    }
+    grams.push_back(gram);
+  }
+  if (rank != 0) return;
+  EXPECT_LT(mft::test::relative_error(grams[1], grams[0]), 1e-12);
+  EXPECT_LT(mft::test::relative_error(grams[2], grams[0]), 1e-12);
 }
 
 } // namespace

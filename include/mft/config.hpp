@@ -4,6 +4,7 @@
 // precedence. Keys are named `section.key` everywhere: in the INI file, on the
 // command line, and as the attributes of the output file's /config group.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -58,6 +59,25 @@ struct TrainConfig {
   double max_walltime = 0.0; // seconds; stop cleanly before this (0: no limit)
 };
 
+struct FamiliesConfig {
+  std::string kind = "discrete"; // discrete | cube | laplace | mixture | gaussian-cov
+  std::string values;            // a,b,c or lo:hi; empty: the kind's default range
+  std::string variances;         // gaussian-cov: v_i, same forms; empty: 1
+  double sigma = 0.5;            // mixture component std s
+  std::string base = "normal";   // discrete: normal | uniform
+  double quadratic = 0.5;        // q in the target <u, mean x> + q mean |x|^2 / d
+};
+
+struct CgfConfig {
+  long long points = 256; // K sample points z
+  double radius = 1.0;    // uniform in the ball of this radius
+};
+
+struct NtkConfig {
+  std::string part = "V"; // V | QK | mlp | all
+  long long every = 0;    // mft train: lambda_min, lambda_max of K_V every this many steps
+};
+
 struct OutputConfig {
   std::string file = "mft.h5";
   long long snapshot_every = 10; // particle snapshots every this many steps
@@ -70,6 +90,9 @@ struct Config {
   InitConfig init;
   DataConfig data;
   TrainConfig train;
+  FamiliesConfig families;
+  CgfConfig cgf;
+  NtkConfig ntk;
   OutputConfig output;
 
   // The readout coordinate c in [0, d), negative values counted from the end.
@@ -89,13 +112,26 @@ struct ConfigEntry {
 // Every key with its resolved value, in the order of the key table.
 std::vector<ConfigEntry> config_entries(const Config &config);
 
+// The options of a command that are not configuration keys.
+struct CommandOptions {
+  std::string command; // forward | train | ntk: decides which options apply
+  bool help = false;
+  std::string restart;       // train: --restart FILE
+  std::string from;          // ntk: --from FILE
+  long long snapshot = -1;   // ntk: --snapshot S (row of /particles; -1: the last)
+  bool cgf = false;          // ntk: --cgf
+};
+
 // Parses the mft share of the command line (without the subcommand word).
 // `--config FILE` names the INI file. Throws InputError naming the key and
-// the value on any unknown key, malformed number or invalid value. Sets
-// *help when --help was given (and then does not validate), and *restart to
-// the file of `--restart FILE` (InputError if given and restart is null).
-Config parse_config(const std::vector<std::string> &args, bool *help = nullptr,
-                    std::string *restart = nullptr);
+// the value on any unknown key, malformed number or invalid value, or an
+// option the command does not take. Sets options->help when --help was given
+// (and then does not validate).
+Config parse_config(const std::vector<std::string> &args, CommandOptions *options = nullptr);
+
+// The configuration stored in a run file's /config (as INI text, key by
+// key), over the defaults. InputError naming `source` for a bad value.
+Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source);
 
 // Keys a restarted run may change (how long and how it reports, not what it
 // computes): train.steps, train.print_every, train.max_walltime,

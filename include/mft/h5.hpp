@@ -57,9 +57,10 @@ std::vector<double> read_float_attribute(hid_t obj, const std::string &name); //
 std::vector<std::string> attribute_names(hid_t obj);
 
 // Reads this rank's block (start/count over every dimension) of a dataset
-// as float64 or int64 (`mem_type`); collective.
+// as float64 or int64 (`mem_type`); collective on a file opened with
+// MPI-IO, unless `collective` is false (a file opened by each rank alone).
 void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
-                hid_t mem_type, void *data);
+                hid_t mem_type, void *data, bool collective = true);
 
 // Opens an existing file read-write with the MPI-IO driver on comm.
 Handle open_parallel(const std::string &path, MPI_Comm comm);

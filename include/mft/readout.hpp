@@ -23,6 +23,9 @@ public:
   //   query: a_{i,n}[c] = (yhat_i - y_i)/N;  mean: a_ij = (yhat_i - y_i) w / (N n).
   double risk(const TokenData &data, const double *X1, double *dX1 = nullptr) const;
 
+  // dX1 = d yhat_i / dX(1) (N x n x d, overwritten): zero but sequence i.
+  void unit_cotangent(const TokenData &data, long long i, double *dX1) const;
+
   const std::string &kind() const { return kind_; }
 
 private:

@@ -41,13 +41,29 @@ struct RestartPoint {
   std::map<std::string, std::string> config; // /config, rendered as INI text
 };
 
+// A finished run file read by every rank on its own (mft ntk --from):
+// its configuration as INI text, its data, and one snapshot's particles.
+struct StoredRun {
+  std::map<std::string, std::string> config;
+  TokenData data;
+  long long row = 0, step = 0; // the snapshot read
+  double tau = 0.0;
+};
+// Reads `path` (InputError naming `key = path` for a missing or foreign
+// file); `row` < 0 counts from the last snapshot. Fills `particles` (this
+// rank's share) when given; d <= 0 reads the configuration alone.
+StoredRun read_stored_run(const std::string &path, const std::string &key, long long row, long long d,
+                          Particles *particles);
+
 class RunFile {
 public:
   // Creates (truncates) `path` and writes the root attributes, /config and
   // /data, and creates the growing /particles datasets (and /history ones,
   // with `history`).
+  // `extra_history`: names of further /history columns (after wall_time).
   RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
-          const TokenData &data, const Particles &particles, bool history = false);
+          const TokenData &data, const Particles &particles, bool history = false,
+          const std::vector<std::string> &extra_history = {});
 
   // Opens the training run file `path` to continue it from its last complete
   // snapshot, dropping the snapshots and history rows after it. Throws
@@ -70,12 +86,22 @@ public:
   void append_snapshot(long long step, double tau, const Particles &particles);
 
   // Appends one row to /history; written with the next snapshot or close().
+  // `extra`: the values of the extra columns, in their order.
   void append_history(long long step, double tau, double risk, double objective, double grad_norm,
-                      double wall_time);
+                      double wall_time, const std::vector<double> &extra = {});
 
   // /forward: final tokens X(1), predictions yhat and the risk R.
   void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
                      double risk);
+
+  // /ntk: the Gram matrix and its eigenvalues (ascending), with the
+  // attributes part, snapshot, lambda_min, lambda_max; with `cgf_values`,
+  // also /ntk/cgf_singular_values (descending), /ntk/cgf_points (K x d) and
+  // the attribute cgf_margin (and cgf_margin_population when given).
+  void write_ntk(long long N, const std::vector<double> &gram, const std::vector<double> &eigenvalues,
+                 const std::string &part, long long snapshot, const std::vector<double> *cgf_values,
+                 const std::vector<double> *points, long long K, long long d,
+                 const double *population_margin);
 
   // Writes what is pending and closes the complete file.
   void close();
@@ -92,7 +118,7 @@ private:
 
   struct HistoryRow {
     long long step;
-    double values[5]; // tau, risk, objective, grad_norm, wall_time
+    std::vector<double> values; // tau, risk, objective, grad_norm, wall_time, extras
   };
 
   std::string path_;
@@ -100,7 +126,8 @@ private:
   bool created_ = false;
   h5::Handle file_, particle_group_;
   std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
-  std::map<std::string, h5::Handle> history_;   // step, tau, risk, objective, grad_norm, wall_time
+  std::map<std::string, h5::Handle> history_;   // step and the columns
+  std::vector<std::string> columns_;            // tau, risk, objective, grad_norm, wall_time, extras
   hsize_t snapshots_ = 0, history_rows_ = 0;
   std::vector<HistoryRow> pending_;
 };
