@@ -43,11 +43,16 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   if (part == "QK") begin = p.offset_Q(), end = p.offset_V();
   long long count = end - begin, most = 0;
   MPI_Allreduce(&count, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<double> gram(N * N, 0.0);
   const double h = 1e-5, L = 2.0;
-  for (long long k = 0; k < most; ++k) { // every rank takes part in every solve
+  // One entry at a time over all ranks; every rank takes part in every solve.
+  for (long long step = 0; step < most * size; ++step) {
+    const long long k = step % most;
     std::vector<double> column(N);
-    const bool mine = k < count;
+    const bool mine = step / most == rank && k < count;
     for (double sign : {1.0, -1.0}) {
       std::vector<double> shifted = theta;
       if (mine) shifted[begin + k] += sign * h;
