@@ -73,10 +73,6 @@ PetscErrorCode DepthPostStep(TS ts) {
   PetscFunctionReturn(0);
 }
 
-bool is_explicit_one_step(const std::string &type) {
-  return type == TSEULER || type == TSRK || type == TSSSP;
-}
-
 } // namespace
 
 void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call) {
@@ -96,15 +92,6 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   ctx_.slices = static_cast<PetscInt>(field.slices());
   ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);
 
-  // The options database may override the configured type: check it first,
-  // so a wrong name is a one-line error naming the option.
-  char type_option[64] = "";
-  PetscBool set = PETSC_FALSE;
-  MFT_PETSC(PetscOptionsGetString(nullptr, "depth_", "-ts_type", type_option, sizeof type_option, &set));
-  if (set && !is_explicit_one_step(type_option))
-    throw InputError(key_error("-depth_ts_type", type_option,
-                               "mft integrates depth with an explicit one-step method: euler, rk or ssp"));
-
   MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(field.state_size()), &X_));
   MFT_PETSC(TSCreate(PETSC_COMM_SELF, &ts_));
   MFT_PETSC(TSSetOptionsPrefix(ts_, "depth_"));
@@ -113,7 +100,6 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   MFT_PETSC(TSSetRHSFunction(ts_, nullptr, DepthRHSFunction, &ctx_));
   MFT_PETSC(TSSetPreStep(ts_, DepthPreStep));
   MFT_PETSC(TSSetPostStep(ts_, DepthPostStep));
-  MFT_PETSC(TSSetType(ts_, config.ts_type.c_str()));
   if (adjoint_) {
     // Keep the forward states and stages in memory for TSAdjointSolve
     // (the default "basic" trajectory writes files); -depth_ts_trajectory_type overrides.
@@ -122,15 +108,11 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
     MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
     MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
   }
-  try {
-    MFT_PETSC(TSSetFromOptions(ts_));
-  } catch (const Error &e) {
-    throw InputError(std::string("depth TS options: ") + e.what());
-  }
-  TSType chosen;
-  MFT_PETSC(TSGetType(ts_, &chosen));
+  // The options database (-depth_ts_type, ...) may override the configuration.
+  const std::string chosen = set_explicit_ts_type(ts_, "depth_", config.ts_type);
   ts_type_ = chosen;
   rk_type_ = config.rk_type;
+  PetscBool set = PETSC_FALSE;
   if (ts_type_ == TSSSP && adjoint_)
     throw InputError(key_error("depth.ts_type", "ssp",
                                "PETSc has no adjoint for TSSSP; training needs rk or euler"));
@@ -155,7 +137,7 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
     MFT_PETSC(TSRKGetType(ts_, &rk));
     rk_type_ = rk;
   }
-  if (std::string(chosen) == TSRK || ts_type_ == TSEULER) {
+  if (chosen == TSRK || ts_type_ == TSEULER) {
     PetscInt s = 1;
     MFT_PETSC(TSRKGetTableau(ts_, &s, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
     stages_ = s;

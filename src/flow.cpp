@@ -84,19 +84,11 @@ PetscErrorCode FlowPostStep(TS ts) {
   PetscFunctionReturn(0);
 }
 
-bool is_explicit(const std::string &type) { return type == TSEULER || type == TSRK || type == TSSSP; }
-
 } // namespace
 
 GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config) {
   ctx_.objective = &objective;
   ctx_.dtau = config.dtau;
-  char type_option[64] = "";
-  PetscBool set = PETSC_FALSE;
-  MFT_PETSC(PetscOptionsGetString(nullptr, "train_", "-ts_type", type_option, sizeof type_option, &set));
-  if (set && !is_explicit(type_option))
-    throw InputError(key_error("-train_ts_type", type_option,
-                               "the training flow uses an explicit method: euler, rk or ssp"));
   const auto n = static_cast<PetscInt>(objective.local_size());
   MFT_PETSC(VecCreateMPI(comm, n, PETSC_DETERMINE, &theta_));
   MFT_PETSC(TSCreate(comm, &ts_));
@@ -106,15 +98,7 @@ GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfi
   MFT_PETSC(TSSetRHSFunction(ts_, nullptr, FlowRHSFunction, &ctx_));
   MFT_PETSC(TSMonitorSet(ts_, FlowMonitorCallback, &ctx_, nullptr));
   MFT_PETSC(TSSetPostStep(ts_, FlowPostStep));
-  MFT_PETSC(TSSetType(ts_, config.ts_type.c_str()));
-  try {
-    MFT_PETSC(TSSetFromOptions(ts_));
-  } catch (const Error &e) {
-    throw InputError(std::string("training TS options: ") + e.what());
-  }
-  TSType type;
-  MFT_PETSC(TSGetType(ts_, &type));
-  ts_type_ = type;
+  ts_type_ = set_explicit_ts_type(ts_, "train_", config.ts_type);
   TSAdapt adapt;
   MFT_PETSC(TSGetAdapt(ts_, &adapt));
   MFT_PETSC(TSAdaptSetType(adapt, TSADAPTNONE));

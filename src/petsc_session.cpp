@@ -75,6 +75,25 @@ PetscSession::~PetscSession() {
 
 void petsc_forget_message() { g_petsc_message.clear(); }
 
+std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::string &type) {
+  auto is_explicit = [](const std::string &t) { return t == TSEULER || t == TSRK || t == TSSSP; };
+  char option[64] = "";
+  PetscBool set = PETSC_FALSE;
+  MFT_PETSC(PetscOptionsGetString(nullptr, prefix.c_str(), "-ts_type", option, sizeof option, &set));
+  if (set && !is_explicit(option))
+    throw InputError(key_error("-" + prefix + "ts_type", option,
+                               "mft uses an explicit one-step method here: euler, rk or ssp"));
+  MFT_PETSC(TSSetType(ts, type.c_str()));
+  try {
+    MFT_PETSC(TSSetFromOptions(ts));
+  } catch (const Error &e) {
+    throw InputError("-" + prefix + "ts options: " + e.what());
+  }
+  TSType chosen;
+  MFT_PETSC(TSGetType(ts, &chosen));
+  return chosen;
+}
+
 void petsc_check(PetscErrorCode ierr, const char *call) {
   if (!ierr) return;
   std::string message = g_petsc_message;

@@ -1,7 +1,7 @@
 #pragma once
 // The MPI + PETSc lifetime of an mft program, and the bridge from PETSc's
 // error codes to mft's one-line errors.
-#include <petscsys.h>
+#include <petscts.h>
 
 #include <string>
 #include <vector>
@@ -38,6 +38,12 @@ void petsc_check(PetscErrorCode ierr, const char *call);
 
 // Drops the kept PETSc message (when an error is reported another way).
 void petsc_forget_message();
+
+// For a TS with options prefix `prefix` (e.g. "depth_"): sets `type`, then
+// applies the options database, and returns the type in use. mft's TS are
+// explicit one-step methods: a -{prefix}ts_type other than euler, rk or ssp,
+// or a bad option, is an InputError naming it.
+std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::string &type);
 
 } // namespace mft
 
