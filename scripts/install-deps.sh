@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev
   libopenblas-dev
   python3-h5py python3-numpy python3-matplotlib python3-pot
+  slurm-wlm munge
 )
 
 missing=()

@@ -199,7 +199,7 @@ const std::vector<Key> &key_table() {
          c.train.ts_type = one_of("train.ts_type", v, {"euler", "rk", "ssp"});
        },
        [](const Config &c) { return ConfigValue(c.train.ts_type); }},
-      {"train.dtau", "0.5", "step in training time tau (euler: the gradient-descent step)",
+      {"train.dtau", "0.2", "step in training time tau (euler: the gradient-descent step)",
        [](Config &c, const std::string &v) {
          c.train.dtau = parse_real("train.dtau", v);
          if (c.train.dtau <= 0) throw InputError(key_error("train.dtau", v, "must be > 0"));

@@ -52,7 +52,7 @@ struct DataConfig {
 
 struct TrainConfig {
   std::string ts_type = "euler"; // PETSc TSType in training time tau
-  double dtau = 0.5;
+  double dtau = 0.2;
   long long steps = 100;
   double lambda = 0.0; // weight decay
   long long print_every = 10;
