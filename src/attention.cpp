@@ -74,9 +74,11 @@ void AttentionKernel::set_particles(const HeadParticles &heads) {
   }
 }
 
-void softmax_rows(double *S, long long rows, long long n) {
-  // Max-subtract every row, exponentiate the whole block in one vectorised
-  // pass, then normalise: scores of any size give finite weights.
+namespace {
+
+// Max-subtracts every row and exponentiates the whole block in one
+// vectorised pass: scores of any size give finite weights.
+void exp_rows(double *S, long long rows, long long n) {
   for (long long r = 0; r < rows; ++r) {
     double *s = S + r * n;
     double mx = s[0];
@@ -84,6 +86,12 @@ void softmax_rows(double *S, long long rows, long long n) {
     for (long long b = 0; b < n; ++b) s[b] -= mx;
   }
   exp_nonpositive(S, S, rows * n);
+}
+
+} // namespace
+
+void softmax_rows(double *S, long long rows, long long n) {
+  exp_rows(S, rows, n);
   for (long long r = 0; r < rows; ++r) {
     double *s = S + r * n;
     double sum = 0.0;
@@ -102,13 +110,19 @@ void AttentionKernel::velocity_block(long long l, long long i0, long long count,
   for (long long i = 0; i < count; ++i) {
     const double *Xi = Xb + i * n_ * d_;
     gemm(false, true, nM, n_, d_, 1.0, Z_.data() + i * n_ * ld, d_, Xi, d_, 0.0, S_.data(), n_);
-    softmax_rows(S_.data(), nM, n_);
-    // P[a][b][m] = S[(a, m)][b]: columns (b, m) for the GEMM with W.
+    // Softmax, normalised while stored as P[a][b][m] = S[(a, m)][b]:
+    // columns (b, m) for the GEMM with W.
+    exp_rows(S_.data(), nM, n_);
     for (long long a = 0; a < n_; ++a) {
       double *Pa = P_.data() + a * nM;
       const double *Sa = S_.data() + a * nM;
-      for (long long m = 0; m < Ml_; ++m)
-        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = Sa[m * n_ + b];
+      for (long long m = 0; m < Ml_; ++m) {
+        const double *s = Sa + m * n_;
+        double sum = 0.0;
+        for (long long b = 0; b < n_; ++b) sum += s[b];
+        const double inv = 1.0 / sum;
+        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = s[b] * inv;
+      }
     }
     gemm(false, false, n_, d_, nM, 1.0, P_.data(), nM, W_.data() + i * n_ * ld, d_, 1.0,
          F + (i0 + i) * n_ * d_, d_);
