@@ -47,7 +47,6 @@ void DepthField::vjp(long long l, const double *X, const double *C, double *dX, 
                   dtheta + p.offset_W2() + l * Mf * w);
   }
   MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
-  ++vjps_;
 }
 
 } // namespace mft

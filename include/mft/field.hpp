@@ -37,7 +37,6 @@ public:
   long long slices() const { return L_; }
   long long state_size() const { return N_ * n_ * d_; }
   long long evaluations() const { return evaluations_; }
-  long long vjps() const { return vjps_; }
   // Flops of one evaluation summed over all ranks, as MODEL.md §3 counts.
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
@@ -49,7 +48,7 @@ private:
   const Particles &particles_;
   AttentionKernel attention_;
   std::unique_ptr<MlpKernel> mlp_;
-  long long evaluations_ = 0, vjps_ = 0;
+  long long evaluations_ = 0;
   double model_flops_ = 0.0;
 };
 

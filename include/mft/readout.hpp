@@ -26,7 +26,6 @@ public:
   // dX1 = d yhat_i / dX(1) (N x n x d, overwritten): zero but sequence i.
   void unit_cotangent(const TokenData &data, long long i, double *dX1) const;
 
-  const std::string &kind() const { return kind_; }
 
 private:
   std::string kind_;
