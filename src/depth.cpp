@@ -183,7 +183,13 @@ void DepthSolver::solve(const double *X0, double *X1) {
   std::memcpy(x, X0, sizeof(double) * size);
   MFT_PETSC(VecRestoreArray(X_, &x));
   ctx_.slice = 0;
-  if (adjoint_) MFT_PETSC(TSResetTrajectory(ts_));
+  if (adjoint_) {
+    // Empty the stored trajectory but keep its type: TSResetTrajectory would
+    // replace it by PETSc's default, which writes every state to ./TS-data-*.
+    TSTrajectory trajectory;
+    MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+    MFT_PETSC(TSTrajectoryReset(trajectory));
+  }
   MFT_PETSC(TSSetTime(ts_, 0.0));
   MFT_PETSC(TSSetStepNumber(ts_, 0));
   MFT_PETSC(TSSetTimeStep(ts_, 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice)));
