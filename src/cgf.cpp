@@ -15,7 +15,10 @@ std::vector<double> cgf_points(long long K, long long d, double radius, std::uin
   std::vector<double> Z(static_cast<size_t>(K * d));
   for (long long k = 0; k < K; ++k) {
     double *z = Z.data() + k * d, norm = 0.0;
-    for (long long j = 0; j < d; ++j) norm += (z[j] = rng.normal()) * z[j];
+    for (long long j = 0; j < d; ++j) {
+      z[j] = rng.normal();
+      norm += z[j] * z[j];
+    }
     const double r = radius * std::pow(rng.uniform(), 1.0 / static_cast<double>(d)) / std::sqrt(norm);
     for (long long j = 0; j < d; ++j) z[j] *= r;
   }

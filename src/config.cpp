@@ -1,13 +1,16 @@
 #include "mft/config.hpp"
 
 #include "mft/error.hpp"
+#include "mft/ini.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <limits>
 #include <functional>
 #include <sstream>
 
@@ -79,6 +82,34 @@ std::string one_of(const std::string &key, const std::string &text,
     list += (list.empty() ? "" : ", ") + std::string(c);
   }
   throw InputError(key_error(key, text, "must be one of " + list));
+}
+
+bool parse_bool(const std::string &key, const std::string &text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  throw InputError(key_error(key, text, "must be true or false"));
+}
+
+// Bytes, with an optional binary suffix K, M, G or T ("8G").
+long long parse_bytes(const std::string &key, const std::string &text) {
+  std::string digits = text;
+  long long unit = 1;
+  if (!text.empty()) {
+    const char *suffixes = "KMGT";
+    if (const char *p = std::strchr(suffixes, std::toupper(static_cast<unsigned char>(text.back())));
+        p && *p) {
+      unit = 1LL << (10 * (p - suffixes + 1));
+      digits = text.substr(0, text.size() - 1);
+    }
+  }
+  errno = 0;
+  char *end = nullptr;
+  const long long v = std::strtoll(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || errno == ERANGE || v < 0)
+    throw InputError(key_error(key, text, "must be a number of bytes, optionally with K, M, G or T"));
+  if (v > std::numeric_limits<long long>::max() / unit)
+    throw InputError(key_error(key, text, "too large"));
+  return v * unit;
 }
 
 std::string non_empty(const std::string &key, const std::string &text) {
@@ -270,6 +301,13 @@ const std::vector<Key> &key_table() {
          c.output.snapshot_every = positive("output.snapshot_every", v);
        },
        [](const Config &c) { return ConfigValue(c.output.snapshot_every); }},
+      {"output.overwrite", "false", "true: replace an existing output.file; false: refuse it",
+       [](Config &c, const std::string &v) { c.output.overwrite = parse_bool("output.overwrite", v); },
+       [](const Config &c) { return ConfigValue(std::string(c.output.overwrite ? "true" : "false")); }},
+      {"run.max_memory", "0",
+       "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks",
+       [](Config &c, const std::string &v) { c.run.max_memory = parse_bytes("run.max_memory", v); },
+       [](const Config &c) { return ConfigValue(c.run.max_memory); }},
   };
   return table;
 }
@@ -281,13 +319,69 @@ po::options_description describe_keys() {
   return desc;
 }
 
-std::string where(const std::string &config_file) {
-  return config_file.empty() ? " on the command line" : " on the command line or in " + config_file;
+// The options of the command line that are not configuration keys.
+bool is_option(const std::string &name) {
+  return name == "config" || name == "help" || name == "restart" || name == "from" ||
+         name == "snapshot" || name == "cgf";
 }
 
-// "--model.heads" -> "model.heads", the key's own name.
-std::string bare(const std::string &option) {
-  return option.rfind("--", 0) == 0 ? option.substr(2) : option;
+// How an error names what the user wrote: "model.heads", "--config".
+std::string display_name(const std::string &option) {
+  const std::string name = option.rfind("--", 0) == 0 ? option.substr(2) : option;
+  return is_option(name) ? "--" + name : name;
+}
+
+// The value written after `--name` on the command line, `occurrence`-th time
+// (0-based); "" if none.
+std::string value_of(const std::vector<std::string> &args, const std::string &option, int occurrence) {
+  const std::string flag = option.rfind("--", 0) == 0 ? option : "--" + option;
+  int seen = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == flag) {
+      value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 ? args[i + 1] : "";
+    } else if (args[i].rfind(flag + "=", 0) == 0) {
+      value = args[i].substr(flag.size() + 1);
+    } else {
+      continue;
+    }
+    if (seen++ == occurrence) return value;
+  }
+  return "";
+}
+
+const Key *find_key(const std::string &name) {
+  for (const Key &k : key_table())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+// The INI file's values, each checked on its own (an unknown key, a second
+// occurrence or a bad value is an error even when the command line sets the
+// same key), with the file and line in every message.
+std::map<std::string, std::string> read_config_file(const std::string &path, const std::string &command) {
+  std::map<std::string, std::string> values;
+  std::map<std::string, int> first_line;
+  for (const IniEntry &e : read_ini(path)) {
+    const std::string at = " (" + path + " line " + std::to_string(e.line) + ")";
+    const Key *k = find_key(e.key);
+    if (!k)
+      throw InputError(key_error(e.key, e.value,
+                                 "unknown key" + at + "; mft " + command + " --help lists the keys"));
+    if (first_line.count(e.key))
+      throw InputError(key_error(e.key, e.value,
+                                 "given more than once" + at + ", first at line " +
+                                     std::to_string(first_line[e.key])));
+    first_line[e.key] = e.line;
+    try {
+      Config scratch;
+      k->set(scratch, e.value);
+    } catch (const InputError &err) {
+      throw InputError(err.what() + at);
+    }
+    values[e.key] = e.value;
+  }
+  return values;
 }
 
 } // namespace
@@ -357,8 +451,8 @@ void validate(const Config &c) {
 
 bool restart_may_change(const std::string &key) {
   return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
-         key == "output.snapshot_every" || key == "output.file" || key.rfind("cgf.", 0) == 0 ||
-         key == "ntk.part";
+         key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" ||
+         key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part";
 }
 
 Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source) {
@@ -382,14 +476,14 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
       "help", "list the keys")("restart", po::value<std::string>(), "run file to continue")(
       "from", po::value<std::string>(), "run file to read")("snapshot", po::value<std::string>(),
                                                              "snapshot row")("cgf", "CGF test");
-  const std::string command = options ? options->command : "";
-  auto only = [&](const char *option, const char *owner) {
-    throw InputError(std::string("--") + option + ": only mft " + owner + " takes this option");
+  const std::string command = options && !options->command.empty() ? options->command : "COMMAND";
+  auto only = [&](const std::string &option, const char *owner) {
+    throw InputError(key_error("--" + option, value_of(args, option, 0),
+                               std::string("only mft ") + owner + " takes this option"));
   };
   cmdline.add(keys);
 
   po::variables_map vm;
-  std::string config_file;
   try {
     const po::positional_options_description no_positionals;
     po::store(po::command_line_parser(args)
@@ -400,50 +494,65 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
                          ~po::command_line_style::allow_short)
                   .run(),
               vm);
-    if (vm.count("help")) {
-      if (options) options->help = true;
-      return Config{};
-    }
-    if (vm.count("restart")) {
-      if (command != "train") only("restart", "train (it continues a training run)");
-      options->restart = vm["restart"].as<std::string>();
-      if (options->restart.empty()) throw InputError(key_error("--restart", "", "needs a run file"));
-    }
-    if (vm.count("from") || vm.count("snapshot") || vm.count("cgf")) {
-      if (command != "ntk") only(vm.count("cgf") ? "cgf" : vm.count("from") ? "from" : "snapshot", "ntk");
-      if (vm.count("from")) options->from = vm["from"].as<std::string>();
-      options->cgf = vm.count("cgf") > 0;
-      if (vm.count("snapshot")) {
-        const std::string text = vm["snapshot"].as<std::string>();
-        options->snapshot = parse_integer("--snapshot", text);
-        if (options->from.empty()) throw InputError(key_error("--snapshot", text, "needs --from FILE"));
-      }
-    }
-    if (vm.count("config")) {
-      config_file = vm["config"].as<std::string>();
-      std::ifstream in(config_file);
-      if (!in) throw InputError(key_error("--config", config_file, "cannot open the file"));
-      po::store(po::parse_config_file(in, keys, false), vm);
-    }
   } catch (const po::unknown_option &e) {
-    throw InputError("unknown key '" + bare(e.get_option_name()) + "'" + where(config_file) +
-                     " (mft COMMAND --help lists the keys)");
+    const std::string name = display_name(e.get_option_name());
+    throw InputError(key_error(name, value_of(args, name, 0),
+                               "unknown key on the command line; mft " + command + " --help lists the keys"));
   } catch (const po::multiple_occurrences &e) {
-    throw InputError("key '" + bare(e.get_option_name()) + "' is given more than once");
+    const std::string name = display_name(e.get_option_name());
+    throw InputError(key_error(name, value_of(args, name, 1), "given more than once on the command line"));
   } catch (const po::invalid_command_line_syntax &e) {
-    throw InputError("key '" + bare(e.get_option_name()) + "' needs a value");
+    throw InputError(key_error(display_name(e.get_option_name()), "", "needs a value"));
   } catch (const po::too_many_positional_options_error &) {
     std::string extra;
-    for (const auto &a : args)
-      if (a.rfind("--", 0) != 0) extra = a;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].rfind("--", 0) != 0 && (i == 0 || args[i - 1].rfind("--", 0) != 0)) {
+        extra = args[i];
+        break;
+      }
     throw InputError(key_error("argument", extra, "unexpected (keys are given as --section.key value)"));
   } catch (const po::error &e) {
-    throw InputError(std::string("command line: ") + e.what());
+    throw InputError(key_error("argument", args.empty() ? "" : args.back(), e.what()));
   }
-  po::notify(vm);
+  if (vm.count("help")) {
+    if (options) options->help = true;
+    return Config{};
+  }
+  if (vm.count("restart")) {
+    if (!options || options->command != "train") only("restart", "train (it continues a training run)");
+    options->restart = vm["restart"].as<std::string>();
+    if (options->restart.empty()) throw InputError(key_error("--restart", "", "needs a run file"));
+  }
+  if (vm.count("from") || vm.count("snapshot") || vm.count("cgf")) {
+    if (!options || options->command != "ntk")
+      only(vm.count("cgf") ? "cgf" : vm.count("from") ? "from" : "snapshot", "ntk");
+    if (vm.count("from")) options->from = vm["from"].as<std::string>();
+    if (vm.count("from") && options->from.empty()) throw InputError(key_error("--from", "", "needs a run file"));
+    options->cgf = vm.count("cgf") > 0;
+    if (vm.count("snapshot")) {
+      const std::string text = vm["snapshot"].as<std::string>();
+      options->snapshot = parse_integer("--snapshot", text);
+      if (options->from.empty()) throw InputError(key_error("--snapshot", text, "needs --from FILE"));
+    }
+  }
+  std::map<std::string, std::string> from_file;
+  if (vm.count("config")) from_file = read_config_file(vm["config"].as<std::string>(), command);
 
+  // Defaults, then the INI file, then the command line.
   Config c;
-  for (const Key &k : key_table()) k.set(c, vm[k.name].as<std::string>());
+  for (const Key &k : key_table()) {
+    const po::variable_value &v = vm[k.name];
+    const auto ini = from_file.find(k.name);
+    if (!v.defaulted()) {
+      k.set(c, v.as<std::string>());
+      if (options) options->given.insert(k.name);
+    } else if (ini != from_file.end()) {
+      k.set(c, ini->second);
+      if (options) options->given.insert(k.name);
+    } else {
+      k.set(c, k.default_text);
+    }
+  }
   validate(c);
   return c;
 }

@@ -1,5 +1,6 @@
 #include "mft/error.hpp"
 
+#include <cstdio>
 #include <vector>
 
 namespace mft {
@@ -37,7 +38,31 @@ void collectively(MPI_Comm comm, const std::function<void()> &f) {
 }
 
 std::string key_error(const std::string &key, const std::string &value, const std::string &why) {
-  return key + " = " + (value.empty() ? std::string("''") : value) + ": " + why;
+  return printable(key) + " = " + (value.empty() ? std::string("''") : printable(value)) + ": " + why;
+}
+
+std::string printable(const std::string &text) {
+  std::string out;
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    // Length of a well-formed UTF-8 sequence starting here (0: not one).
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len > 1 && (c == 0xC0 || c == 0xC1)) len = 0; // overlong forms
+    for (size_t k = 1; k < len; ++k)
+      if (i + k >= text.size() || (byte(i + k) >> 6) != 0x2) len = 0;
+    if (len == 1 && (c < 0x20 || c == 0x7f)) len = 0;
+    if (len == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+      ++i;
+    } else {
+      out.append(text, i, len);
+      i += len;
+    }
+  }
+  return out;
 }
 
 } // namespace mft

@@ -5,6 +5,7 @@
 // command line, and as the attributes of the output file's /config group.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -81,6 +82,11 @@ struct NtkConfig {
 struct OutputConfig {
   std::string file = "mft.h5";
   long long snapshot_every = 10; // particle snapshots every this many steps
+  bool overwrite = false;        // replace an existing file (else refuse it)
+};
+
+struct RunConfig {
+  long long max_memory = 0; // bytes per rank; 0: MemAvailable shared by the node's ranks
 };
 
 struct Config {
@@ -94,6 +100,7 @@ struct Config {
   CgfConfig cgf;
   NtkConfig ntk;
   OutputConfig output;
+  RunConfig run;
 
   // The readout coordinate c in [0, d), negative values counted from the end.
   long long readout_coord() const;
@@ -120,13 +127,16 @@ struct CommandOptions {
   std::string from;          // ntk: --from FILE
   long long snapshot = -1;   // ntk: --snapshot S (row of /particles; -1: the last)
   bool cgf = false;          // ntk: --cgf
+  std::set<std::string> given; // keys set on the command line or in the INI file
 };
 
 // Parses the mft share of the command line (without the subcommand word).
-// `--config FILE` names the INI file. Throws InputError naming the key and
-// the value on any unknown key, malformed number or invalid value, or an
-// option the command does not take. Sets options->help when --help was given
-// (and then does not validate).
+// `--config FILE` names the INI file. Throws InputError of the form
+// `KEY = VALUE: why` on any unknown key, key given twice, missing value,
+// malformed number or invalid value, or an option the command does not take;
+// every value of the INI file is checked, also those the command line
+// overrides, and its errors name the file and line. Sets options->help when
+// --help was given (and then does not validate).
 Config parse_config(const std::vector<std::string> &args, CommandOptions *options = nullptr);
 
 // The configuration stored in a run file's /config (as INI text, key by
@@ -135,7 +145,7 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 
 // Keys a restarted run may change (how long and how it reports, not what it
 // computes): train.steps, train.print_every, train.max_walltime,
-// output.snapshot_every, output.file.
+// output.snapshot_every, output.file, output.overwrite, run.max_memory.
 bool restart_may_change(const std::string &key);
 
 // Cross-key checks (called by parse_config; again after data.task = file

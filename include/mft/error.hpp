@@ -31,7 +31,12 @@ public:
 // error carrying the message of the lowest failing rank (and its kind).
 void collectively(MPI_Comm comm, const std::function<void()> &f);
 
-// Formats "key = value: why", the shape of every input error message.
+// Formats "key = value: why", the shape of every input error message; key
+// and value pass through printable(), an empty value reads ''.
 std::string key_error(const std::string &key, const std::string &value, const std::string &why);
+
+// `text` with control bytes and bytes that are not UTF-8 written as \xNN, so
+// that user input never reaches a terminal raw.
+std::string printable(const std::string &text);
 
 } // namespace mft
