@@ -58,7 +58,8 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   const mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
   if (command == "train") {
     const mft::TrainResult r =
-        mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, options.restart);
+        mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, options.restart,
+                       options.given.count("output.file") > 0);
     return r.stopped ? mft::kExitStopped : 0;
   } else if (command == "ntk")
     mft::run_ntk(MPI_COMM_WORLD, config, options, info, &std::cout);

@@ -11,6 +11,11 @@ ranks=${MFT_RANKS:-2}
 oversubscribe=()
 [ "$(nproc)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
 mkdir -p "$MFT_ROOT/runs"
+# The quick start's own output is replaced on every run; an output.file or
+# output.overwrite given as an argument wins.
 out="$MFT_ROOT/runs/train-default.h5"
-mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft" train --output.file "$out" "$@"
-echo "output: $out (inspect with: h5dump -A $out, or /usr/bin/python3 and h5py)"
+defaults=()
+case " $* " in *" --output.file "*) out="(see --output.file)" ;; *) defaults+=(--output.file "$out") ;; esac
+case " $* " in *" --output.overwrite "*) ;; *) defaults+=(--output.overwrite true) ;; esac
+mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft" train "${defaults[@]}" "$@"
+echo "output: $out (inspect with: h5dump -A FILE, or /usr/bin/python3 and h5py)"

@@ -57,33 +57,44 @@ TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t see
   return data;
 }
 
-TokenData read_data_file(const std::string &path, long long d) {
+std::pair<long long, long long> data_file_shape(const std::string &path, long long d) {
   const std::string key = "data.file";
   h5::Handle file = h5::open_input(path, key);
-  for (const char *name : {"/data/tokens", "/data/targets"})
-    if (!h5::exists(file, name))
-      throw InputError(key_error(key, path, std::string("has no dataset ") + name));
-  const auto shape = h5::dataset_shape(file, "/data/tokens");
+  const h5::DatasetInfo tokens = h5::describe(file, "/data/tokens");
+  const h5::DatasetInfo targets = h5::describe(file, "/data/targets");
+  for (const auto &[name, info] : {std::pair{"/data/tokens", &tokens}, std::pair{"/data/targets", &targets}}) {
+    if (!info->exists) throw InputError(key_error(key, path, std::string("has no dataset ") + name));
+    if (!info->is_dataset) throw InputError(key_error(key, path, std::string(name) + " is not a dataset"));
+    if (!info->numeric()) throw InputError(key_error(key, path, std::string(name) + " is not numeric"));
+  }
+  const auto &shape = tokens.dims;
   if (shape.size() != 3 || shape[0] == 0 || shape[1] == 0 || shape[2] == 0)
-    throw InputError(key_error(key, path, "/data/tokens must have a non-empty shape (N, n, d)"));
+    throw InputError(key_error(key, path, "/data/tokens has shape " + tokens.shape_text() +
+                                              "; it must be a non-empty (N, n, d)"));
   if (static_cast<long long>(shape[2]) != d)
     throw InputError(key_error(key, path,
                                "/data/tokens has d = " + std::to_string(shape[2]) +
                                    " but model.d = " + std::to_string(d)));
-  const auto tshape = h5::dataset_shape(file, "/data/targets");
+  const auto &tshape = targets.dims;
   const bool vector_ok = tshape.size() == 2 && tshape[0] == shape[0];
   const bool scalar_ok = tshape.size() == 1 && tshape[0] == shape[0];
   if (!vector_ok && !scalar_ok)
-    throw InputError(key_error(key, path,
-                               "/data/targets must have shape (N, d_out) with N = " +
-                                   std::to_string(shape[0])));
+    throw InputError(key_error(key, path, "/data/targets has shape " + targets.shape_text() +
+                                              "; it must be (N, d_out) with N = " + std::to_string(shape[0])));
   if (vector_ok && tshape[1] != 1)
     throw InputError(key_error(key, path,
                                "/data/targets has d_out = " + std::to_string(tshape[1]) +
                                    "; the query and mean readouts give one value (d_out = 1)"));
+  return {static_cast<long long>(shape[0]), static_cast<long long>(shape[1])};
+}
+
+TokenData read_data_file(const std::string &path, long long d) {
+  const std::string key = "data.file";
+  const auto [N, n] = data_file_shape(path, d);
+  h5::Handle file = h5::open_input(path, key);
   TokenData data;
-  data.N = static_cast<long long>(shape[0]);
-  data.n = static_cast<long long>(shape[1]);
+  data.N = N;
+  data.n = n;
   data.d = d;
   data.d_out = 1;
   try {

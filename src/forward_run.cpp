@@ -2,6 +2,7 @@
 
 #include "mft/error.hpp"
 #include "mft/model.hpp"
+#include "mft/output_claim.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -15,7 +16,12 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   MPI_Comm_size(comm, &size);
   std::ostream *out = rank == 0 ? log : nullptr;
 
-  Model model = build_model(comm, config, false);
+  collectively(comm, [&] {
+    const InputFiles inputs = {{"data.file", config.data.task == "file" ? config.data.file : ""}};
+    if (rank == 0 && write) check_new_output(config.output.file, config.output.overwrite, inputs);
+  });
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Forward, nullptr, &memory);
   const TokenData &data = model.data;
   if (out) {
     char line[512];
@@ -26,7 +32,7 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
                   config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                   config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
                   size);
-    *out << line << std::flush;
+    *out << line << "memory: " << memory.summary() << "\n" << std::flush;
   }
 
   ForwardResult result;
@@ -48,14 +54,10 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   }
 
   if (write) {
-    std::unique_ptr<RunFile> file;
-    collectively(comm, [&] {
-      file = std::make_unique<RunFile>(config.output.file, comm, config, info, data,
-                                       *model.particles);
-    });
-    file->append_snapshot(0, 0.0, *model.particles);
-    file->write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
-    file->close();
+    RunFile file(config.output.file, comm, config, info, data, *model.particles);
+    file.append_snapshot(0, 0.0, *model.particles);
+    file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
+    file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }
   return result;

@@ -68,6 +68,34 @@ bool exists(hid_t file, const std::string &path) {
   return true;
 }
 
+std::string DatasetInfo::shape_text() const {
+  std::string s = "(";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
+
+DatasetInfo describe(hid_t file, const std::string &path) {
+  DatasetInfo info;
+  info.exists = exists(file, path);
+  if (!info.exists) return info;
+  H5O_info_t object;
+  if (H5Oget_info_by_name(file, path.c_str(), &object, H5P_DEFAULT) < 0 || object.type != H5O_TYPE_DATASET)
+    return info;
+  Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) return info;
+  Handle type(H5Dget_type(ds)), space(H5Dget_space(ds)), dcpl(H5Dget_create_plist(ds));
+  if (!type.valid() || !space.valid() || !dcpl.valid()) return info;
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank < 0) return info;
+  info.dims.resize(static_cast<size_t>(rank));
+  info.maxdims.resize(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space, info.dims.data(), info.maxdims.data());
+  info.type_class = H5Tget_class(type);
+  info.chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+  info.is_dataset = true;
+  return info;
+}
+
 std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path) {
   Handle ds(checked(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path));
   Handle space(checked(H5Dget_space(ds), "H5Dget_space " + path));
@@ -179,14 +207,14 @@ Handle open_parallel(const std::string &path, MPI_Comm comm) {
   return Handle(f);
 }
 
-Handle create_parallel(const std::string &path, MPI_Comm comm) {
+Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &name) {
   silence_errors();
   Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
   check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
   // Metadata writes are collective: every rank makes the same calls.
   check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (f < 0) throw InputError(key_error("output.file", path, "cannot create the file"));
+  if (f < 0) throw InputError(key_error("output.file", name, "HDF5 cannot create the file " + path));
   return Handle(f);
 }
 

@@ -3,6 +3,7 @@
 #include "mft/error.hpp"
 #include "mft/families.hpp"
 #include "mft/model.hpp"
+#include "mft/output_claim.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -34,24 +35,40 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   std::ostream *out = rank == 0 ? log : nullptr;
 
   // --from: the run's configuration, data and snapshot; the command line
-  // chooses only what mft ntk does with them.
-  StoredRun stored;
-  if (!options.from.empty()) {
-    collectively(comm, [&] {
-      stored = read_stored_run(options.from, "--from", -1, 0, nullptr);
-      Config file_config = config_from_text(stored.config, options.from);
+  // chooses only what mft ntk does with them. Every input is checked before
+  // anything is computed or written.
+  RunPoint point;
+  long long row = 0, snapshot_step = 0;
+  double snapshot_tau = 0.0;
+  collectively(comm, [&] {
+    if (!options.from.empty()) {
+      point = inspect_run_file(options.from, "--from", false);
+      Config file_config = config_from_text(point.config, options.from);
       file_config.ntk = config.ntk;
       file_config.cgf = config.cgf;
       file_config.output = config.output;
+      file_config.run = config.run;
       config = file_config;
-      stored = read_stored_run(options.from, "--from", options.snapshot, config.model.d, nullptr);
-    });
-  }
-  Model model = build_model(comm, config, true, options.from.empty() ? nullptr : &stored.data);
+      row = options.snapshot < 0 ? point.snapshots + options.snapshot : options.snapshot;
+      if (row < 0 || row >= point.snapshots)
+        throw InputError(key_error("--snapshot", std::to_string(options.snapshot),
+                                   options.from + " has " + std::to_string(point.snapshots) +
+                                       " complete snapshots"));
+      h5::Handle file = h5::open_input(options.from, "--from");
+      snapshot_step = static_cast<long long>(h5::read_doubles(file, "/particles/step")[static_cast<size_t>(row)]);
+      snapshot_tau = h5::read_doubles(file, "/particles/tau")[static_cast<size_t>(row)];
+    }
+    InputFiles inputs = {{"--from", options.from}};
+    if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
+    if (rank == 0 && write) check_new_output(config.output.file, config.output.overwrite, inputs);
+  });
+  const StoredData stored{"--from", options.from, point.N, point.n};
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
   collectively(comm, [&] {
     check_ntk_part(config.ntk.part, *model.particles);
     if (!options.from.empty()) {
-      stored = read_stored_run(options.from, "--from", options.snapshot, config.model.d, model.particles.get());
+      read_run_particles(options.from, "--from", row, *model.particles);
       model.field->particles_changed();
     }
   });
@@ -85,8 +102,8 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
                   config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
                   config.model.slices, config.ntk.part.c_str(),
                   options.from.empty() ? " | initial particles"
-                                       : (" | " + options.from + " step " + std::to_string(stored.step)).c_str());
-    *out << line;
+                                       : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
+    *out << line << "memory: " << memory.summary() << "\n";
     std::snprintf(line, sizeof line,
                   "NTK K_%s = (M L) J J^T: lambda_min = %.6e, lambda_max = %.6e, lambda_min/lambda_max = %.6e\n",
                   config.ntk.part.c_str(), K.lambda_min(), K.lambda_max(), K.lambda_min() / K.lambda_max());
@@ -108,17 +125,13 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   }
 
   if (write) {
-    std::unique_ptr<RunFile> file;
-    collectively(comm, [&] {
-      file = std::make_unique<RunFile>(config.output.file, comm, config, info, model.data,
-                                       *model.particles);
-    });
-    file->append_snapshot(stored.step, stored.tau, *model.particles);
-    file->write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, stored.step,
+    RunFile file(config.output.file, comm, config, info, model.data, *model.particles);
+    file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
+    file.write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, snapshot_step,
                     result.cgf ? &result.empirical.singular_values : nullptr, &points,
                     config.cgf.points, model.data.d,
                     result.has_population ? &result.population.margin : nullptr);
-    file->close();
+    file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }
   return result;

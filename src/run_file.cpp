@@ -20,25 +20,6 @@ void write_config(hid_t group, const Config &config) {
     std::visit([&](const auto &v) { h5::write_attribute(group, e.key, v); }, e.value);
 }
 
-// /config rendered as INI text, as config_entries would render it.
-std::map<std::string, std::string> read_config_text(hid_t file) {
-  h5::Handle group(H5Gopen2(file, "config", H5P_DEFAULT));
-  std::map<std::string, std::string> out;
-  for (const std::string &name : h5::attribute_names(group)) {
-    switch (h5::attribute_class(group, name)) {
-    case h5::AttributeClass::String: out[name] = h5::read_string_attribute(group, name); break;
-    case h5::AttributeClass::Integer:
-      out[name] = to_string(ConfigValue(h5::read_integer_attribute(group, name)));
-      break;
-    case h5::AttributeClass::Float:
-      out[name] = to_string(ConfigValue(h5::read_float_attribute(group, name)));
-      break;
-    default: break;
-    }
-  }
-  return out;
-}
-
 // Chunks of one snapshot of a slice, or of as many particles as fit in ~512 KiB.
 std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols) {
   const long long per = std::max<long long>(1, rows * cols);
@@ -99,55 +80,27 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   return info;
 }
 
-StoredRun read_stored_run(const std::string &path, const std::string &key, long long row, long long d,
-                          Particles *particles) {
+void read_run_particles(const std::string &path, const std::string &key, long long row,
+                        Particles &particles) {
   h5::Handle file = h5::open_input(path, key);
-  const bool mft = H5Aexists(file, "format") > 0 &&
-                   h5::attribute_class(file, "format") == h5::AttributeClass::String &&
-                   h5::read_string_attribute(file, "format") == "mft/1";
-  if (!mft) throw InputError(key_error(key, path, "not an mft/1 run file"));
-  for (const char *required : {"/config", "/data/tokens", "/data/targets", "/particles/step", "/particles/tau"})
-    if (!h5::exists(file, required))
-      throw InputError(key_error(key, path, std::string("incomplete run file (no ") + required + ")"));
-  StoredRun run;
-  run.config = read_config_text(file);
-  if (d <= 0) return run;
-  h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
-  long long rows = static_cast<long long>(h5::dataset_shape(file, "/particles/step")[0]);
-  if (H5Aexists(group, "complete") > 0) rows = std::min(rows, h5::read_integer_attribute(group, "complete"));
-  const long long r = row < 0 ? rows + row : row;
-  if (r < 0 || r >= rows)
-    throw InputError(key_error("--snapshot", std::to_string(row),
-                               path + " has " + std::to_string(rows) + " complete snapshots"));
-  run.row = r;
-  run.step = static_cast<long long>(h5::read_doubles(file, "/particles/step")[static_cast<size_t>(r)]);
-  run.tau = h5::read_doubles(file, "/particles/tau")[static_cast<size_t>(r)];
-  const auto shape = h5::dataset_shape(file, "/data/tokens");
-  if (shape.size() != 3 || static_cast<long long>(shape[2]) != d)
-    throw InputError(key_error(key, path, "/data/tokens does not match model.d = " + std::to_string(d)));
-  run.data.N = static_cast<long long>(shape[0]);
-  run.data.n = static_cast<long long>(shape[1]);
-  run.data.d = d;
-  run.data.tokens = h5::read_doubles(file, "/data/tokens");
-  run.data.targets = h5::read_doubles(file, "/data/targets");
-  if (particles) {
-    const long long L = particles->heads.L;
-    for (const SpeciesBlock &b : species_blocks(*particles)) {
-      const std::string p = std::string("/particles/") + b.name;
-      if (!h5::exists(file, p)) throw InputError(key_error(key, path, "has no " + p));
-      h5::Handle ds(H5Dopen2(file, p.c_str(), H5P_DEFAULT));
-      h5::read_block(ds, block_start(r, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data(), false);
-    }
+  for (const SpeciesBlock &b : species_blocks(particles)) {
+    const std::string name = std::string("/particles/") + b.name;
+    h5::Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+    if (!ds.valid()) throw InputError(key_error(key, path, "has no " + name));
+    h5::read_block(ds, block_start(row, b), block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE,
+                   b.values->data(), false);
   }
-  return run;
 }
 
 RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, bool history,
                  const std::vector<std::string> &extra_history)
-    : path_(path), comm_(comm), created_(true) {
-  file_ = h5::create_parallel(path, comm);
+    : path_(path), comm_(comm), created_(true), publish_at_snapshot_(history) {
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
+  });
   try {
+    file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, path);
     h5::write_attribute(file_, "format", std::string("mft/1"));
     h5::write_attribute(file_, "mft_version", std::string(kVersion));
     h5::write_attribute(file_, "created", info.created);
@@ -188,30 +141,19 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
   }
 }
 
-std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm, RestartPoint &point) {
-  const std::string key = "--restart";
-  h5::open_input(path, key).reset(); // missing or not HDF5: a clear message
+std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+                                         WriterLock lock) {
   std::unique_ptr<RunFile> f(new RunFile(path, comm));
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
+  });
   f->file_ = h5::open_parallel(path, comm);
-  const bool mft = H5Aexists(f->file_, "format") > 0 &&
-                   h5::attribute_class(f->file_, "format") == h5::AttributeClass::String &&
-                   h5::read_string_attribute(f->file_, "format") == "mft/1";
-  if (!mft) throw InputError(key_error(key, path, "not an mft/1 run file"));
-  for (const char *required : {"/config", "/data/tokens", "/data/targets", "/particles/step",
-                               "/particles/tau", "/particles/Q", "/particles/K", "/particles/V",
-                               "/history/step"})
-    if (!h5::exists(f->file_, required))
-      throw InputError(key_error(key, path, std::string("not a training run file (no ") + required + ")"));
-  point.config = read_config_text(f->file_);
-
   f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
   for (const char *name : {"step", "tau", "Q", "K", "V", "W1", "W2"})
     if (h5::exists(f->file_, std::string("/particles/") + name))
       f->particles_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/particles/") + name).c_str(), H5P_DEFAULT));
   for (const char *name : kHistory) {
-    const std::string p = std::string("/history/") + name;
-    if (!h5::exists(f->file_, p)) throw InputError(key_error(key, path, "incomplete history (no " + p + ")"));
-    f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
+    f->history_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/history/") + name).c_str(), H5P_DEFAULT));
     if (name != std::string("step")) f->columns_.push_back(name);
   }
   for (const char *name : kOptionalHistory) {
@@ -220,54 +162,20 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm,
     f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
     f->columns_.push_back(name);
   }
-
-  long long complete = H5Aexists(f->particle_group_, "complete") > 0
-                           ? h5::read_integer_attribute(f->particle_group_, "complete")
-                           : static_cast<long long>(h5::dataset_shape(f->file_, "/particles/step")[0]);
-  for (const auto &[name, ds] : f->particles_)
-    complete = std::min<long long>(complete, static_cast<long long>(h5::dataset_shape(f->file_, "/particles/" + name)[0]));
-  if (complete <= 0) throw InputError(key_error(key, path, "has no complete particle snapshot"));
-  point.row = complete - 1;
-  const std::vector<double> steps = h5::read_doubles(f->file_, "/particles/step");
-  const std::vector<double> taus = h5::read_doubles(f->file_, "/particles/tau");
-  point.step = static_cast<long long>(steps[static_cast<size_t>(point.row)]);
-  point.tau = taus[static_cast<size_t>(point.row)];
-
-  // History rows up to and including the snapshot's step.
-  const std::vector<double> hsteps = h5::read_doubles(f->file_, "/history/step");
-  const auto keep = static_cast<hsize_t>(std::count_if(
-      hsteps.begin(), hsteps.end(), [&](double s) { return static_cast<long long>(s) <= point.step; }));
-  if (keep == 0 || static_cast<long long>(hsteps[keep - 1]) != point.step)
-    throw InputError(key_error(key, path, "history does not reach the last snapshot (step " +
-                                              std::to_string(point.step) + ")"));
-  point.wall_time = h5::read_doubles(f->file_, "/history/wall_time")[keep - 1];
-
-  for (auto &[name, ds] : f->particles_) h5::set_rows(ds, static_cast<hsize_t>(complete));
+  // Drop what follows the last complete snapshot (a run killed after it).
+  const auto keep = static_cast<hsize_t>(point.history_rows);
+  for (auto &[name, ds] : f->particles_) h5::set_rows(ds, static_cast<hsize_t>(point.snapshots));
   for (auto &[name, ds] : f->history_) h5::set_rows(ds, keep);
-  h5::write_attribute(f->particle_group_, "complete", complete);
-  f->snapshots_ = static_cast<hsize_t>(complete);
+  h5::write_attribute(f->particle_group_, "complete", point.snapshots);
+  f->snapshots_ = static_cast<hsize_t>(point.snapshots);
   f->history_rows_ = keep;
+  f->last_snapshot_step_ = point.step;
   if (H5Fflush(f->file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path + " failed");
   return f;
 }
 
 RunFile::~RunFile() {
   if (file_.valid()) discard();
-}
-
-TokenData RunFile::read_data(long long d) {
-  const auto shape = h5::dataset_shape(file_, "/data/tokens");
-  const auto tshape = h5::dataset_shape(file_, "/data/targets");
-  if (shape.size() != 3 || static_cast<long long>(shape[2]) != d || tshape.size() != 2 ||
-      tshape[0] != shape[0] || tshape[1] != 1)
-    throw InputError(key_error("--restart", path_, "/data does not match model.d = " + std::to_string(d)));
-  TokenData data;
-  data.N = static_cast<long long>(shape[0]);
-  data.n = static_cast<long long>(shape[1]);
-  data.d = d;
-  data.tokens = h5::read_doubles(file_, "/data/tokens");
-  data.targets = h5::read_doubles(file_, "/data/targets");
-  return data;
 }
 
 void RunFile::read_snapshot(long long row, Particles &particles) {
@@ -291,6 +199,15 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
   write_pending_history();
   h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
+  last_snapshot_step_ = step;
+  if (publish_at_snapshot_) publish();
+}
+
+void RunFile::publish() {
+  if (!created_) return;
+  collectively(comm_, [&] {
+    if (rank_of(comm_) == 0) output_.publish();
+  });
 }
 
 void RunFile::append_history(long long step, double tau, double risk, double objective,
@@ -360,13 +277,20 @@ void RunFile::close() {
   history_.clear();
   particle_group_.reset();
   file_.reset();
+  publish();
+  lock_.release();
+  output_.lock().release();
 }
 
 void RunFile::discard() {
   pending_.clear();
-  close();
+  particles_.clear();
+  history_.clear();
+  particle_group_.reset();
+  file_.reset();
   MPI_Barrier(comm_);
-  if (created_ && rank_of(comm_) == 0) std::remove(path_.c_str());
+  if (created_ && rank_of(comm_) == 0) output_.remove();
+  lock_.release();
   MPI_Barrier(comm_);
 }
 

@@ -7,7 +7,9 @@
 #include "mft/objective.hpp"
 #include "mft/signals.hpp"
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 namespace mft {
@@ -27,9 +29,14 @@ std::string format_seconds(double s) {
 }
 
 // A restarted run must compute the same thing as the run that wrote the file.
-void check_restart_config(const Config &config, const RestartPoint &point, const std::string &path) {
+// Before the PETSc options are resolved (`resolved` false) the TS types are
+// not compared yet.
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path,
+                          bool resolved) {
   for (const ConfigEntry &e : config_entries(config)) {
     if (restart_may_change(e.key)) continue;
+    if (!resolved && (e.key == "depth.ts_type" || e.key == "depth.rk_type" || e.key == "train.ts_type"))
+      continue;
     const auto it = point.config.find(e.key);
     const std::string here = to_string(e.value);
     if (it == point.config.end())
@@ -42,7 +49,8 @@ void check_restart_config(const Config &config, const RestartPoint &point, const
 }
 
 void print_header(std::ostream &out, const Config &c, const Model &model, int ranks,
-                  const std::string &restart, const RestartPoint &point) {
+                  const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
+                  const std::string &output) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
@@ -51,9 +59,12 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
                 c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
-  out << line;
-  if (!restart.empty())
-    out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau << "\n";
+  out << line << "memory: " << memory.summary() << "\n";
+  if (!restart.empty()) {
+    out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
+    if (output != restart) out << ", continued in " << output << " (a copy)";
+    out << "\n";
+  }
   out << "     step          tau                R                Q        grad_norm    s/step"
          "   time left\n"
       << std::flush;
@@ -62,42 +73,69 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
 } // namespace
 
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write, const std::string &restart) {
+                      bool write, const std::string &restart, bool output_given) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
 
-  // A restart takes its data and particles from the file it continues.
-  std::unique_ptr<RunFile> file;
-  RestartPoint point;
-  TokenData restart_data;
-  if (!restart.empty())
-    collectively(comm, [&] {
-      file = RunFile::reopen(restart, comm, point);
-      restart_data = file->read_data(config.model.d);
-    });
-  Model model = build_model(comm, config, true, restart.empty() ? nullptr : &restart_data);
+  // Every input is checked before anything is computed or written. A
+  // restart continues its file in place, or a copy when output.file names
+  // another file.
+  RunPoint point;
+  const bool copy = !restart.empty() && output_given && !same_file(config.output.file, restart);
+  const std::string output = restart.empty() || copy ? config.output.file : restart;
+  collectively(comm, [&] {
+    if (!restart.empty()) {
+      point = inspect_run_file(restart, "--restart", true);
+      check_restart_config(config, point, restart, false);
+    }
+    InputFiles inputs = {{"--restart", restart}};
+    if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
+    if (rank == 0 && write && (restart.empty() || copy))
+      check_new_output(output, config.output.overwrite, inputs);
+  });
+  const StoredData stored{"--restart", restart, point.N, point.n};
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Objective> objective;
   std::unique_ptr<GradientFlow> flow;
   collectively(comm, [&] {
     objective = std::make_unique<Objective>(comm, model, config.train.lambda);
     flow = std::make_unique<GradientFlow>(comm, *objective, config.train);
     config.train.ts_type = flow->ts_type();
-    if (!restart.empty()) {
-      check_restart_config(config, point, restart);
-      file->read_snapshot(point.row, *model.particles);
-    } else if (write) {
-      std::vector<std::string> extra;
-      if (config.ntk.every > 0) extra = {"ntk_lambda_min", "ntk_lambda_max"};
-      file = std::make_unique<RunFile>(config.output.file, comm, config, info, model.data,
-                                       *model.particles, true, extra);
-    }
+    if (!restart.empty()) check_restart_config(config, point, restart, true);
   });
-  const std::string output = restart.empty() ? config.output.file : restart;
+
+  std::unique_ptr<RunFile> file;
+  if (!restart.empty()) {
+    WriterLock lock;
+    if (copy)
+      collectively(comm, [&] {
+        if (rank != 0) return;
+        PendingOutput copied(output, config.output.overwrite);
+        try {
+          copied.fill_from(restart);
+          copied.publish();
+        } catch (...) {
+          copied.remove();
+          throw;
+        }
+        lock = std::move(copied.lock());
+      });
+    file = RunFile::reopen(output, comm, point, std::move(lock));
+    file->read_snapshot(point.row, *model.particles);
+  } else if (write) {
+    std::vector<std::string> extra;
+    if (config.ntk.every > 0) extra = {"ntk_lambda_min", "ntk_lambda_max"};
+    file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra);
+    // The initial particles go to disk before any computation: every file
+    // that exists is readable and restartable.
+    file->append_snapshot(0, 0.0, *model.particles);
+  }
   const long long steps = config.train.steps, first = point.step;
-  if (out) print_header(*out, config, model, size, restart, point);
+  if (out) print_header(*out, config, model, size, restart, point, memory, output);
 
   TrainResult result;
   MPI_Barrier(comm);
@@ -122,7 +160,9 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     const double now = MPI_Wtime();
     result.risks.push_back(state.risk);
     result.last_step = step;
-    const bool resumed = !restart.empty() && step == first; // already in the file
+    // The restart's first row is in the file already (but for a run that
+    // stopped before the history row of its initial snapshot).
+    const bool resumed = !restart.empty() && step == first && point.has_history_row;
     std::vector<double> ntk;
     if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
       // The kernel at these particles; the solves leave the particles as they are.
@@ -137,10 +177,11 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     }
     if (file && !resumed) {
       file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, ntk);
-      if (step % config.output.snapshot_every == 0 || step == steps || stop_reason)
+      if ((step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
+          step != file->last_snapshot_step())
         file->append_snapshot(step, tau, *model.particles);
     }
-    if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || resumed)) {
+    if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || step == first)) {
       const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
       char line[256];
       std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e %9.3f %11s\n", step, tau,
@@ -180,10 +221,15 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
                   taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
     *out << line;
     if (result.stopped) {
+      // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
+      // ranks (it cannot forward SIGINT), so a rank cannot tell the two apart.
+      std::string reason = stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason);
+      if (stop_reason == SIGTERM && std::getenv("OMPI_COMM_WORLD_SIZE"))
+        reason = "SIGTERM (from mpirun, which sends it on SIGINT or SIGTERM)";
       std::snprintf(line, sizeof line,
                     "stopped by %s after step %lld of %lld; %s holds it: continue with "
                     "mft train --restart %s\n",
-                    stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason),
+                    reason.c_str(),
                     result.last_step, steps, output.c_str(), output.c_str());
       *out << line;
     }

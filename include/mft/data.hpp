@@ -3,6 +3,7 @@
 // Sequence i's token measure is mu_i = (1/n) sum_j delta_{x_ij} (MODEL.md §1).
 #include "mft/config.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace mft {
@@ -29,5 +30,9 @@ TokenData make_data(const DataConfig &data, long long d);
 TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed);
 TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed);
 TokenData read_data_file(const std::string &path, long long d);
+
+// (N, n) of a data file, after checking its datasets without reading them
+// (InputError naming data.file as read_data_file does).
+std::pair<long long, long long> data_file_shape(const std::string &path, long long d);
 
 } // namespace mft

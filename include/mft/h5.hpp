@@ -44,6 +44,20 @@ void silence_errors();
 // file is missing or not HDF5.
 Handle open_input(const std::string &path, const std::string &key);
 bool exists(hid_t file, const std::string &path);
+
+// What an input file holds at `path`, found without failing: whether it is
+// a dataset, its type class, shape, maximum shape and layout.
+struct DatasetInfo {
+  bool exists = false;     // a link of that name
+  bool is_dataset = false; // and it names a dataset (not a group)
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::vector<hsize_t> dims, maxdims;
+  bool chunked = false;
+  bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
+  // "(3, 4, 8)"
+  std::string shape_text() const;
+};
+DatasetInfo describe(hid_t file, const std::string &path);
 std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);
 // Reads a whole dataset as float64 (HDF5 converts integer or float32 data).
 std::vector<double> read_doubles(hid_t file, const std::string &path);
@@ -67,8 +81,9 @@ Handle open_parallel(const std::string &path, MPI_Comm comm);
 
 // --- writing (collective on the file's communicator) ----------------------
 
-// Creates (truncates) a file with the MPI-IO driver on comm.
-Handle create_parallel(const std::string &path, MPI_Comm comm);
+// Creates (truncates) a file with the MPI-IO driver on comm; errors name
+// `name` (the file's final name when it is built under another).
+Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &name);
 Handle create_group(hid_t parent, const std::string &name);
 
 void write_attribute(hid_t obj, const std::string &name, long long value);

@@ -5,11 +5,13 @@
 #include "mft/data.hpp"
 #include "mft/depth.hpp"
 #include "mft/field.hpp"
+#include "mft/memory.hpp"
 #include "mft/particles.hpp"
 #include "mft/readout.hpp"
 
 #include <mpi.h>
 #include <memory>
+#include <string>
 
 namespace mft {
 
@@ -31,11 +33,24 @@ struct Model {
   std::unique_ptr<Readout> readout;
 };
 
-// Builds the model of `config` collectively; updates `config` with what was
-// resolved (N and n of a data file, the depth TS after the options database).
-// With `data`, those tokens and targets are used instead of data.task's (a
-// restart reads them from its file). Throws InputError / Error on every rank
+// The /data of a checked run file (a restart, mft ntk --from), used instead
+// of data.task's: `key` names where it came from (--restart, --from).
+struct StoredData {
+  std::string key, path;
+  long long N = 0, n = 0;
+};
+
+// Builds the model of `config` for `job` collectively; updates `config` with
+// what was resolved (N and n of a data file, the depth TS after the options
+// database). Before anything large is allocated, estimates the memory per
+// rank (into `estimate`, when given) and refuses a run that does not fit or
+// whose sizes overflow an index. Throws InputError / Error on every rank
 // alike.
-Model build_model(MPI_Comm comm, Config &config, bool adjoint, const TokenData *data = nullptr);
+Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored = nullptr,
+                  MemoryEstimate *estimate = nullptr);
+// Tests and benchmarks: a training (adjoint) or forward model of data.task.
+inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
+  return build_model(comm, config, adjoint ? Job::Train : Job::Forward);
+}
 
 } // namespace mft

@@ -12,6 +12,7 @@
 #include "mft/config.hpp"
 #include "mft/data.hpp"
 #include "mft/h5.hpp"
+#include "mft/output_claim.hpp"
 #include "mft/particles.hpp"
 
 #include <map>
@@ -32,51 +33,59 @@ struct RunInfo {
 // Builds RunInfo on every rank from rank 0's clock and the command line.
 RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv);
 
-// Where a restarted run continues: its last complete snapshot.
-struct RestartPoint {
-  long long row = 0;        // row of /particles
+// A run file as read, checked, by inspect_run_file: where a restart
+// continues (its last complete snapshot) and what the file holds.
+struct RunPoint {
+  long long row = 0;        // row of /particles: the last complete snapshot
   long long step = 0;       // training step of that snapshot
   double tau = 0.0;
-  double wall_time = 0.0;   // /history/wall_time of that step
+  double wall_time = 0.0;   // /history/wall_time of that step (0 before its row)
+  long long snapshots = 0;  // complete snapshots
+  long long history_rows = 0; // /history rows up to and including `step`
+  bool has_history_row = false; // /history has the row of `step`
+  long long N = 0, n = 0;   // /data/tokens
   std::map<std::string, std::string> config; // /config, rendered as INI text
 };
 
-// A finished run file read by every rank on its own (mft ntk --from):
-// its configuration as INI text, its data, and one snapshot's particles.
-struct StoredRun {
-  std::map<std::string, std::string> config;
-  TokenData data;
-  long long row = 0, step = 0; // the snapshot read
-  double tau = 0.0;
-};
-// Reads `path` (InputError naming `key = path` for a missing or foreign
-// file); `row` < 0 counts from the last snapshot. Fills `particles` (this
-// rank's share) when given; d <= 0 reads the configuration alone.
-StoredRun read_stored_run(const std::string &path, const std::string &key, long long row, long long d,
-                          Particles *particles);
+// Reads and checks, on this rank alone and without writing, every part of
+// the run file `path` that a restart (`training`) or mft ntk --from reads:
+// the format, /config, the types, shapes, layouts and row counts of /data,
+// /particles and /history against the file's own configuration. InputError
+// `key = path: why` (naming the dataset) for anything missing or malformed,
+// so that no rank enters a collective read of a file that another refused.
+RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training);
+
+// /data of a checked run file (every rank reads it whole).
+TokenData read_run_data(const std::string &path, const std::string &key, long long d);
+
+// Snapshot `row` of a checked run file into this rank's share of
+// `particles` (every rank reads on its own).
+void read_run_particles(const std::string &path, const std::string &key, long long row,
+                        Particles &particles);
 
 class RunFile {
 public:
-  // Creates (truncates) `path` and writes the root attributes, /config and
-  // /data, and creates the growing /particles datasets (and /history ones,
-  // with `history`).
+  // Creates the new run file `path` under its hidden name (output_claim.hpp;
+  // config.output.overwrite decides whether an existing file may be
+  // replaced) and writes the root attributes, /config and /data, and creates
+  // the growing /particles datasets (and /history ones, with `history`).
   // `extra_history`: names of further /history columns (after wall_time).
+  // The file takes its name with its first snapshot (`history`: a training
+  // run, which then is readable and restartable) or at close().
   RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
           const TokenData &data, const Particles &particles, bool history = false,
           const std::vector<std::string> &extra_history = {});
 
-  // Opens the training run file `path` to continue it from its last complete
-  // snapshot, dropping the snapshots and history rows after it. Throws
-  // InputError naming the file for a missing, foreign or truncated file.
-  static std::unique_ptr<RunFile> reopen(const std::string &path, MPI_Comm comm,
-                                         RestartPoint &point);
+  // Opens the training run file `path`, checked by inspect_run_file into
+  // `point`, to continue it from its last complete snapshot: takes the
+  // writer's lock (or `lock`, already held), then drops the snapshots and
+  // history rows after `point`.
+  static std::unique_ptr<RunFile> reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+                                         WriterLock lock = {});
 
   ~RunFile();
   RunFile(const RunFile &) = delete;
   RunFile &operator=(const RunFile &) = delete;
-
-  // The file's /data (tokens and targets); InputError if d differs.
-  TokenData read_data(long long d);
 
   // Reads snapshot `row` into this rank's share of `particles`.
   void read_snapshot(long long row, Particles &particles);
@@ -108,6 +117,8 @@ public:
   // Closes and removes a file this object created (a failed run leaves no
   // partial output); a reopened file is only closed. The destructor does
   // this for a file that was never closed.
+  // Step of the last snapshot written (-1: none).
+  long long last_snapshot_step() const { return last_snapshot_step_; }
   void discard();
 
   const std::string &path() const { return path_; }
@@ -121,9 +132,14 @@ private:
     std::vector<double> values; // tau, risk, objective, grad_norm, wall_time, extras
   };
 
+  void publish();
+
   std::string path_;
   MPI_Comm comm_;
-  bool created_ = false;
+  bool created_ = false, publish_at_snapshot_ = false;
+  long long last_snapshot_step_ = -1;
+  PendingOutput output_;  // rank 0, a created file
+  WriterLock lock_;       // rank 0, a reopened file
   h5::Handle file_, particle_group_;
   std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
   std::map<std::string, h5::Handle> history_;   // step and the columns

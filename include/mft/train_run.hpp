@@ -25,8 +25,9 @@ struct TrainResult {
 
 // `restart`: a run file to continue from its last complete snapshot (the
 // configuration must match the file's, but for restart_may_change keys);
-// the run appends to that file.
+// the run appends to that file, or, when `output_given` (output.file set by
+// the user) names another file, to a copy of it there.
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write = true, const std::string &restart = "");
+                      bool write = true, const std::string &restart = "", bool output_given = false);
 
 } // namespace mft

@@ -1,0 +1,85 @@
+#pragma once
+// The output-file policy, on the file system (rank 0 alone calls these):
+//  - an existing output file is refused unless output.overwrite = true;
+//  - an output that is also an input of the run is always refused;
+//  - one writer per file: a run holds a lock on its file while it writes,
+//    and a second run on the same file is refused;
+//  - a new file appears under its name only once it is readable: it is
+//    built under a hidden name beside it (.NAME.partial) and renamed into
+//    place after its first complete snapshot.
+//
+// The lock is an open-file-description lock (F_OFD_SETLK) on one byte far
+// past any data: the kernel drops it when the process dies, so a killed run
+// leaves no stale lock and no lock file; it does not block HDF5's own
+// flock() of readers, nor MPI-IO's range locks on the data.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mft {
+
+// (key, path) of a file the run reads, e.g. {"data.file", "d.h5"}.
+using InputFiles = std::vector<std::pair<std::string, std::string>>;
+
+// True when both paths exist and name the same file.
+bool same_file(const std::string &a, const std::string &b);
+
+// Checks that `path` may become this run's new output file, before any
+// computation: InputError `output.file = PATH: why` when its folder is missing
+// or not writable, it is a folder, it is one of `inputs`, it exists and
+// `overwrite` is false, or another mft run is writing it.
+void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs);
+
+// The write lock of one run file, held by an open descriptor.
+class WriterLock {
+public:
+  WriterLock() = default;
+  // Locks the existing file `path`; InputError `key = path: another mft run
+  // is writing it` when it is locked.
+  WriterLock(const std::string &path, const std::string &key);
+  ~WriterLock() { release(); }
+  WriterLock(WriterLock &&o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  WriterLock &operator=(WriterLock &&o) noexcept;
+  WriterLock(const WriterLock &) = delete;
+  WriterLock &operator=(const WriterLock &) = delete;
+  void release();
+  int fd() const { return fd_; }
+
+private:
+  friend class PendingOutput;
+  int fd_ = -1;
+};
+
+// A new output file under construction at its hidden name, locked.
+class PendingOutput {
+public:
+  // The hidden name beside `path` that the file is built under.
+  static std::string partial_path(const std::string &path);
+
+  PendingOutput() = default;
+  // Creates and locks partial_path(path) (removing a stale one that no run
+  // holds); InputError naming output.file when that is impossible.
+  PendingOutput(const std::string &path, bool overwrite);
+  PendingOutput(PendingOutput &&) = default;
+  PendingOutput &operator=(PendingOutput &&) = default;
+
+  // Copies the bytes of `source` into the partial file (a restart that
+  // continues a copy of its run file).
+  void fill_from(const std::string &source);
+  // Renames the partial file to its final name (refusing to replace a file
+  // that appeared meanwhile unless overwrite). The lock stays held.
+  void publish();
+  // Removes the file, at whichever name it has; releases the lock.
+  void remove();
+  bool published() const { return published_; }
+  const std::string &path() const { return path_; }
+  const std::string &partial() const { return partial_; }
+  WriterLock &lock() { return lock_; }
+
+private:
+  std::string path_, partial_;
+  bool overwrite_ = false, published_ = false;
+  WriterLock lock_;
+};
+
+} // namespace mft
