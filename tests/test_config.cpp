@@ -96,4 +96,38 @@ TEST(Config, ErrorMessagesAreOneLine) {
   }
 }
 
+TEST(Config, IniFileIsCheckedWholeWithFileAndLine) {
+  // A bad or duplicate INI value is refused even when the command line sets the key.
+  const std::string bad = temp_ini("[model]\nheads = 4\n[init]\nsigma_v = big\n");
+  const std::string e1 = error_of({"--config", bad, "--init.sigma_v", "1"});
+  EXPECT_EQ(e1.rfind("init.sigma_v = big: not a finite number (" + bad + " line 4)", 0), 0u) << e1;
+  const std::string dup = temp_ini("[model]\nheads = 4\nslices = 2\nheads = 5\n");
+  const std::string e2 = error_of({"--config", dup, "--model.heads", "6"});
+  EXPECT_EQ(e2.rfind("model.heads = 5: given more than once (" + dup + " line 4), first at line 2", 0), 0u) << e2;
+  const std::string syntax = temp_ini("[model]\nheads 4\n");
+  const std::string e3 = error_of({"--config", syntax});
+  EXPECT_EQ(e3.rfind("--config = " + syntax + ": line 2: ", 0), 0u) << e3;
+  const std::string top = temp_ini("heads = 4\n");
+  EXPECT_NE(error_of({"--config", top}).find("line 1"), std::string::npos);
+  const std::string qualified = temp_ini("# comment\nmodel.heads = 4  # trailing\n[data]\n; c\nsequences = 9\n");
+  const mft::Config c = mft::parse_config({"--config", qualified});
+  EXPECT_EQ(c.model.heads, 4);
+  EXPECT_EQ(c.data.sequences, 9);
+  for (const std::string &f : {bad, dup, syntax, top, qualified}) std::remove(f.c_str());
+  EXPECT_EQ(error_of({"--config", "/tmp"}), "--config = /tmp: is a folder, not an INI file");
+}
+
+TEST(Config, OneErrorFormEverywhere) {
+  EXPECT_EQ(error_of({"--model.hedas", "3"}).rfind("model.hedas = 3: unknown key", 0), 0u);
+  EXPECT_EQ(error_of({"--model.heads", "2", "--model.heads", "3"}).rfind("model.heads = 3: given more than once", 0), 0u);
+  EXPECT_EQ(error_of({"--model.heads"}), "model.heads = '': needs a value");
+  EXPECT_EQ(error_of({"stray"}).rfind("argument = stray: ", 0), 0u);
+  EXPECT_EQ(error_of({"--output.overwrite", "yes"}), "output.overwrite = yes: must be true or false");
+  EXPECT_EQ(error_of({"--run.max_memory", "3X"}).rfind("run.max_memory = 3X: ", 0), 0u);
+  EXPECT_EQ(mft::parse_config({"--run.max_memory", "2G"}).run.max_memory, 2LL << 30);
+  // Control bytes and broken UTF-8 never reach the terminal raw; UTF-8 does.
+  EXPECT_EQ(mft::key_error("k", std::string("a\x01" "b\xff\n"), "x"), "k = a\\x01b\\xff\\x0a: x");
+  EXPECT_EQ(mft::printable("\xce\xbb = 1"), "\xce\xbb = 1");
+}
+
 } // namespace

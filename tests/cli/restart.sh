@@ -25,6 +25,7 @@ PY
 }
 
 for ranks in 1 2; do
+  rm -f straight.h5 part.h5
   mft_run "$ranks" train "${run[@]}" --train.steps 16 --output.file straight.h5
   [ "$status" -eq 0 ] || { fail "$ranks ranks straight: exit $status"; cat err.txt; }
   mft_run "$ranks" train "${run[@]}" --train.steps 8 --output.file part.h5
@@ -61,8 +62,12 @@ for _ in $(seq 3000); do
   grep -qE "^ +30 " killed.txt && break
   sleep 0.02
 done
+# SIGKILL to mpirun and to the ranks (process groups of their own), and wait
+# until they are gone: a live rank would still hold the file's writer lock.
 kill -9 -- "-$pid" 2>/dev/null
+pkill -9 -f -- "--output.file killed.h5" 2>/dev/null
 wait "$pid" 2>/dev/null
+for _ in $(seq 600); do pgrep -f -- "--output.file killed.h5" >/dev/null || break; sleep 0.1; done
 "$PYTHON" -c "
 import h5py
 f = h5py.File('killed.h5', 'r')

@@ -16,6 +16,23 @@ assert list(f['history/step'][:]) == [0], f['history/step'][:]
 assert list(f['particles/step'][:]) == [0]
 " || fail "div.h5 does not hold the state before the failure"
 
+# Tokens that overflow in the first forward solve: exit 1 at step 0, and the
+# file still holds the initial snapshot (written before any computation).
+"$PYTHON" -c "
+import h5py, numpy as np
+with h5py.File('huge.h5', 'w') as f:
+    f['data/tokens'] = np.full((4, 5, 8), 1e300)
+    f['data/targets'] = np.zeros((4, 1))
+"
+mft_run 2 train --data.task file --data.file huge.h5 --output.file huge-run.h5
+[ "$status" -eq 1 ] || { fail "tokens of 1e300: exit $status, expected 1"; cat err.txt; }
+"$PYTHON" -c "
+import h5py
+f = h5py.File('huge-run.h5', 'r')
+assert f['particles'].attrs['complete'] == 1 and list(f['particles/step'][:]) == [0]
+print('tokens of 1e300: the file keeps its initial snapshot')
+" || fail "a run that fails at step 0 left no snapshot"
+
 # Bad training input.
 for args in "--train.dtau 0" "--train.dtau -1" "--train.steps -2" "--train.lambda -0.1" \
             "--train.ts_type beuler" "--output.snapshot_every 0"; do
