@@ -128,6 +128,7 @@ struct CommandOptions {
   long long snapshot = -1;   // ntk: --snapshot S (row of /particles; -1: the last)
   bool cgf = false;          // ntk: --cgf
   std::set<std::string> given; // keys set on the command line or in the INI file
+  std::string config_file;     // --config FILE
 };
 
 // Parses the mft share of the command line (without the subcommand word).
