@@ -1,0 +1,451 @@
+#!/usr/bin/python3
+"""Bad input, one table row per case.
+
+Every case must stop every rank with exit status 2 and exactly one stderr
+line `mft: error: KEY = VALUE: why` naming the key, file or dataset at fault,
+leave nothing behind in its (empty) working folder, leave no rank hanging and
+leave every input file untouched.
+
+Environment (ctest sets it): MFT, MPIEXEC, and the OMPI_*/OPENBLAS/HDF5
+variables of tests/cli/common.sh; missing ones get the same defaults here.
+Usage: /usr/bin/python3 tests/cli/bad_inputs.py [-k SUBSTRING] [-j 1]
+"""
+import argparse
+import hashlib
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENV_DEFAULTS = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1", "OPENBLAS_NUM_THREADS": "1",
+    "HDF5_USE_FILE_LOCKING": "FALSE",
+}
+TIMEOUT_S = 120        # a case still running after this is a hang
+QUICK_S = 30           # memory-estimate refusals must not start the work
+# Per-process address-space cap: a binary that ignores its memory estimate
+# fails with bad_alloc instead of pushing the machine into the OOM killer.
+VM_CAP = 4 << 30
+LINE = re.compile(r"mft: error: \S+ = .*: .+")
+# The valid training run every restart fixture is copied from; restarts
+# repeat its configuration with more steps so that a restart has work to do.
+SHAPE = ["--model.slices", "3", "--data.sequences", "10",
+         "--data.tokens", "6", "--output.snapshot_every", "2"]
+RUN = ["--model.heads", "5", *SHAPE]
+
+
+@dataclass
+class Case:
+    name: str
+    args: list             # after `mft`; starts with the command
+    expect: tuple          # each entry must occur; a tuple entry: one of them
+    ranks: tuple = (2,)
+    quick: bool = False
+
+
+def mpirun(ranks, args, cwd, limit=TIMEOUT_S):
+    """Runs mft under mpiexec in its own process group; returns (rc, out, err);
+    rc is None after a timeout (the whole group is killed then)."""
+    cmd = [os.environ["MPIEXEC"], "-q", "-n", str(ranks), os.environ["MFT"], *args]
+    cap = lambda: resource.setrlimit(resource.RLIMIT_AS, (VM_CAP, VM_CAP))
+    p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=cap)
+    try:
+        out, err = p.communicate(timeout=limit)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        rc = None
+    try:  # ranks that outlive mpiexec (or a hang) go with the group
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if rc is None:
+        out, err = p.communicate()
+    return rc, out, err
+
+
+# ---------------------------------------------------------------- fixtures
+
+def h5(path, **datasets):
+    with h5py.File(path, "w") as f:
+        for name, data in datasets.items():
+            f[name.replace("__", "/")] = data
+
+
+def replace(f, path, data, **kw):
+    del f[path]
+    f.create_dataset(path, data=data, **kw)
+
+
+def damaged(fx, name, change):
+    """A copy of the valid run file fx/good.h5 with `change(h5py.File)` applied."""
+    path = os.path.join(fx, name)
+    shutil.copyfile(os.path.join(fx, "good.h5"), path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+
+
+def make_fixtures(fx):
+    for args in (["train", *RUN, "--train.steps", "4", "--output.file", "good.h5"],
+                 ["forward", *RUN, "--output.file", "fwd.h5"]):
+        rc, _, err = mpirun(2, args, fx)
+        if rc != 0:
+            sys.exit(f"FAIL: fixture `mft {' '.join(args)}` exited {rc}: {err.decode()[-2000:]}")
+    for p in os.listdir(fx):  # trajectory folders of the fixture runs
+        if p.startswith("TS-data"):
+            shutil.rmtree(os.path.join(fx, p))
+
+    ini = {"typo.ini": b"[model]\nheads = 4\nslises = 3\n",
+           "nan.ini": b"[init]\nsigma_v = big\n",
+           "dup.ini": b"[model]\nheads = 3\nheads = 4\n",
+           "syntax.ini": b"[model]\nheads = 4\nthis line has no equals sign\n",
+           "nosection.ini": b"heads = 4\n[model]\nslices = 3\n",
+           "header.ini": b"[model\nheads = 4\n",
+           "section.ini": b"[modle]\nheads = 4\n",
+           "ctrl.ini": b"[model]\nheads = 3\x01\n",
+           "empty.ini": b"[model]\nheads =\n",
+           "ok.ini": b"[model]\nheads = 4\n"}
+    for name, text in ini.items():
+        with open(os.path.join(fx, name), "wb") as f:
+            f.write(text)
+    os.mkdir(os.path.join(fx, "adir"))
+    with open(os.path.join(fx, "text.h5"), "w") as f:
+        f.write("not HDF5\n")
+    with open(os.path.join(fx, "good.h5"), "rb") as f:
+        head = f.read(3000)
+    with open(os.path.join(fx, "truncated.h5"), "wb") as f:
+        f.write(head)
+    shutil.copyfile(os.path.join(fx, "good.h5"), os.path.join(fx, "exists.h5"))
+    shutil.copyfile(os.path.join(fx, "good.h5"), os.path.join(fx, "rs.h5"))
+
+    p = lambda n: os.path.join(fx, n)
+    z = np.zeros
+    nan = z((3, 4, 8)); nan[1, 2, 3] = np.nan
+    h5(p("data.h5"), data__tokens=np.random.default_rng(0).normal(size=(10, 6, 8)),
+       data__targets=z((10, 1)))
+    os.symlink("data.h5", p("alias.h5"))
+    h5(p("foreign.h5"), data__tokens=z((2, 3, 8)))
+    h5(p("notargets.h5"), data__tokens=z((3, 4, 8)))
+    h5(p("d3.h5"), data__tokens=z((3, 4, 3)), data__targets=z((3, 1)))
+    h5(p("flat.h5"), data__tokens=z((3, 4)), data__targets=z((3, 1)))
+    h5(p("wrongn.h5"), data__tokens=z((3, 4, 8)), data__targets=z((5, 1)))
+    h5(p("nantoken.h5"), data__tokens=nan, data__targets=z((3, 1)))
+    h5(p("notokens.h5"), data__tokens=z((3, 0, 8)), data__targets=z((3, 1)))
+    with h5py.File(p("group.h5"), "w") as f:
+        f.create_group("data/tokens")
+        f["data/targets"] = z((3, 1))
+    # Declared, never written: a few KiB on disk, 400 GB if read.
+    with h5py.File(p("huge.h5"), "w") as f:
+        f.create_dataset("data/tokens", (10**8, 64, 8), "f8", chunks=(1, 64, 8))
+        f.create_dataset("data/targets", (10**8, 1), "f8", chunks=(4096, 1))
+
+    def fixed_k(f):  # same values, but contiguous: cannot grow
+        replace(f, "particles/K", f["particles/K"][...], chunks=None, maxshape=None)
+
+    def q_shape(shape):
+        return lambda f: replace(f, "particles/Q", z(shape), chunks=(1, 1) + shape[2:],
+                                 maxshape=(None,) + shape[1:])
+
+    def strings(f):
+        replace(f, "particles/step", np.array([b"0.0", b"2.0", b"4.0"]),
+                chunks=(64,), maxshape=(None,))
+
+    damaged(fx, "heads4.h5", q_shape((3, 3, 4, 8, 8)))
+    damaged(fx, "dh7.h5", q_shape((3, 3, 5, 7, 8)))
+    damaged(fx, "nov.h5", lambda f: f.__delitem__("particles/V"))
+    damaged(fx, "fixedk.h5", fixed_k)
+    damaged(fx, "shortq.h5", lambda f: f["particles/Q"].resize(2, axis=0))
+    damaged(fx, "strstep.h5", strings)
+    damaged(fx, "shortrisk.h5", lambda f: f["history/risk"].resize(3, axis=0))
+    damaged(fx, "nohstep.h5", lambda f: f.__delitem__("history/step"))
+    damaged(fx, "complete9.h5", lambda f: f["particles"].attrs.__setitem__("complete", 9))
+    damaged(fx, "tokd7.h5", lambda f: replace(f, "data/tokens", z((10, 6, 7))))
+    damaged(fx, "noconfkey.h5", lambda f: f["config"].attrs.__delitem__("model.heads"))
+
+
+def snapshot(root):
+    """Every file's sha256 (and every folder and link) under root."""
+    seen = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs + files:
+            path = os.path.join(d, n)
+            if os.path.islink(path):
+                seen[path] = "link " + os.readlink(path)
+            elif os.path.isdir(path):
+                seen[path] = "dir"
+            else:
+                with open(path, "rb") as f:
+                    seen[path] = hashlib.sha256(f.read()).hexdigest()
+    return seen
+
+
+# ---------------------------------------------------------------- the table
+
+def make_cases(fx):
+    p = lambda n: os.path.join(fx, n)
+    fwd = lambda *a: ["forward", *a]
+    cases = [
+        # Configuration keys and values.
+        Case("unknown key", fwd("--model.hedas", "3"), ("model.hedas",)),
+        Case("stray argument", fwd("stray"), ("argument", "stray")),
+        Case("unknown command", ["fly"], ("command", "fly")),
+        Case("zero size", fwd("--model.heads", "0"), ("model.heads = 0",)),
+        Case("negative size", fwd("--data.sequences", "-5"), ("data.sequences = -5",)),
+        Case("zero steps per slice", fwd("--depth.steps_per_slice", "0"), ("depth.steps_per_slice",)),
+        Case("zero head_dim", fwd("--model.head_dim", "0"), ("model.head_dim",)),
+        Case("negative train steps", ["train", "--train.steps", "-1"], ("train.steps",)),
+        Case("not a number", fwd("--init.sigma_qk", "abc"), ("init.sigma_qk = abc",)),
+        Case("not an integer", fwd("--model.heads", "1.5"), ("model.heads",)),
+        Case("trailing junk", fwd("--model.slices", "3abc"), ("model.slices",)),
+        Case("integer overflow", fwd("--model.heads", "99999999999999999999"), ("model.heads",)),
+        Case("nan step", ["train", "--train.dtau", "nan"], ("train.dtau",)),
+        Case("infinite sigma", fwd("--init.sigma_v", "inf"), ("init.sigma_v",)),
+        Case("empty value", fwd("--model.heads", ""), ("model.heads = ''",)),
+        Case("bad choice", fwd("--readout.kind", "max"), ("readout.kind = max",)),
+        Case("bad task", fwd("--data.task", "sorting"), ("data.task",)),
+        Case("bad activation", fwd("--model.activation", "tanh", "--model.mlp_particles", "2",
+                                   "--model.mlp_width", "4"), ("model.activation",)),
+        Case("bad depth TS", fwd("--depth.ts_type", "beuler"), ("depth.ts_type",)),
+        Case("bad ntk part", ["ntk", "--ntk.part", "W"], ("ntk.part",)),
+        Case("bad families kind", fwd("--data.task", "families", "--families.kind", "cone"),
+             ("families.kind",)),
+        Case("bad families values", fwd("--data.task", "families", "--families.kind", "cube",
+                                        "--families.values", "a:b"), ("families.values",)),
+        Case("readout weights count", fwd("--readout.kind", "mean", "--readout.weights", "1,2"),
+             ("readout.weights",)),
+        Case("readout coord out of range", fwd("--readout.coord", "8"), ("readout.coord",)),
+        Case("bad overwrite flag", fwd("--output.overwrite", "maybe"), ("output.overwrite",)),
+        Case("bad max_memory", fwd("--run.max_memory", "12Q"), ("run.max_memory",)),
+        Case("negative max_memory", fwd("--run.max_memory", "-1"), ("run.max_memory",)),
+        Case("key twice", fwd("--model.heads", "2", "--model.heads", "3"), ("model.heads",)),
+        Case("key without value", fwd("--model.heads"), ("model.heads",)),
+        Case("--config without value", fwd("--config"), ("--config",)),
+        Case("forward --restart", fwd("--restart", "x"), ("--restart",)),
+        Case("train --from", ["train", "--from", "x"], ("--from",)),
+        Case("forward --snapshot", fwd("--snapshot", "1"), ("--snapshot",)),
+        Case("control byte on the command line", fwd("--readout.kind", "max\x1b[31m"),
+             ("readout.kind", ("\\x1b", "\\x1B"))),
+        Case("newline on the command line", fwd("--readout.kind", "max\nquery"),
+             ("readout.kind",)),
+        Case("file task without a file", fwd("--data.task", "file"), ("data.file",)),
+        # INI files.
+        Case("INI unknown key", fwd("--config", p("typo.ini")), ("model.slises", "typo.ini")),
+        Case("INI unknown section", fwd("--config", p("section.ini")), ("modle.heads", "section.ini")),
+        Case("INI non-number", fwd("--config", p("nan.ini")), ("init.sigma_v = big", "nan.ini")),
+        Case("INI non-number under a command-line value",
+             fwd("--config", p("nan.ini"), "--init.sigma_v", "1"), ("init.sigma_v", "nan.ini")),
+        Case("INI duplicate key", fwd("--config", p("dup.ini")), ("model.heads", "dup.ini")),
+        Case("INI duplicate under a command-line value",
+             fwd("--config", p("dup.ini"), "--model.heads", "4"), ("model.heads", "dup.ini")),
+        Case("INI syntax error", fwd("--config", p("syntax.ini")),
+             ("--config", "syntax.ini", "line 3")),
+        Case("INI key outside a section", fwd("--config", p("nosection.ini")), ("nosection.ini",)),
+        Case("INI broken section header", fwd("--config", p("header.ini")), ("header.ini",)),
+        Case("INI control byte", fwd("--config", p("ctrl.ini")), ("model.heads", "\\x01")),
+        Case("INI empty value", fwd("--config", p("empty.ini")), ("model.heads = ''",)),
+        Case("INI missing", fwd("--config", p("nosuch.ini")), ("--config", "nosuch.ini")),
+        Case("INI is a folder", fwd("--config", p("adir")), ("--config", "adir")),
+        Case("INI empty name", fwd("--config", ""), ("--config = ''",)),
+        # Data files.
+        Case("data missing", fwd("--data.task", "file", "--data.file", p("missing.h5")),
+             ("data.file", "missing.h5")),
+        Case("data not HDF5", fwd("--data.task", "file", "--data.file", p("text.h5")),
+             ("data.file", "text.h5")),
+        Case("data truncated", ["train", "--data.task", "file", "--data.file", p("truncated.h5")],
+             ("data.file", "truncated.h5")),
+        Case("data is a folder", fwd("--data.task", "file", "--data.file", p("adir")),
+             ("data.file", "adir")),
+        Case("data without targets", fwd("--data.task", "file", "--data.file", p("notargets.h5")),
+             ("/data/targets",)),
+        Case("data d mismatch", fwd("--data.task", "file", "--data.file", p("d3.h5")),
+             ("d3.h5", ("model.d", "/data/tokens"))),
+        Case("data tokens of rank 2", fwd("--data.task", "file", "--data.file", p("flat.h5")),
+             ("flat.h5",)),
+        Case("data targets of wrong N", fwd("--data.task", "file", "--data.file", p("wrongn.h5")),
+             ("wrongn.h5", "/data/targets")),
+        Case("data non-finite token", fwd("--data.task", "file", "--data.file", p("nantoken.h5")),
+             ("nantoken.h5", "/data/tokens")),
+        Case("data without tokens per sequence",
+             fwd("--data.task", "file", "--data.file", p("notokens.h5")), ("notokens.h5",)),
+        Case("data tokens a group", fwd("--data.task", "file", "--data.file", p("group.h5")),
+             ("/data/tokens",)),
+        Case("data huge unwritten", fwd("--data.task", "file", "--data.file", p("huge.h5")),
+             (("data.file", "data.sequences"),), quick=True),
+        # Sizes: refused by the memory estimate before any work.
+        Case("heads beyond int", fwd("--model.heads", "2147483648"), ("model.heads",), quick=True),
+        Case("huge forward", fwd("--data.sequences", "100000000", "--model.heads", "100000"),
+             (("data.sequences", "model.heads"),), quick=True),
+        Case("many sequences", ["train", "--data.sequences", "2000000"], ("data.sequences",),
+             quick=True),
+        Case("ntk Gram too large", ["ntk", "--data.sequences", "2000000"], ("data.sequences",),
+             quick=True),
+        Case("max_memory 1M", ["train", "--run.max_memory", "1M"], ("run.max_memory",), quick=True),
+        # Output paths and aliasing.
+        Case("output in a missing folder", fwd("--output.file", "/nonexistent/dir/out.h5"),
+             ("output.file = /nonexistent/dir/out.h5",)),
+        Case("output is a folder", fwd("--output.file", p("adir"), "--output.overwrite", "true"),
+             ("output.file", "adir")),
+        Case("output empty name", fwd("--output.file", ""), ("output.file = ''",)),
+        Case("output exists", fwd("--output.file", p("exists.h5")),
+             ("output.file", "output.overwrite")),
+        Case("train output exists", ["train", "--output.file", p("exists.h5")],
+             ("output.file", "output.overwrite")),
+        Case("ntk output is its --from", ["ntk", "--from", p("good.h5"), "--output.file",
+                                          p("good.h5")], ("output.file",)),
+        Case("ntk output is its --from, overwrite",
+             ["ntk", "--from", p("good.h5"), "--output.file", p("good.h5"),
+              "--output.overwrite", "true"], ("output.file",)),
+        Case("output is the data file",
+             fwd("--data.task", "file", "--data.file", p("data.h5"), "--output.file", p("data.h5")),
+             ("output.file",)),
+        Case("output is the data file, overwrite",
+             fwd("--data.task", "file", "--data.file", p("data.h5"), "--output.file", p("data.h5"),
+                 "--output.overwrite", "true"), ("output.file",)),
+        Case("output is the data file by a link",
+             fwd("--data.task", "file", "--data.file", p("data.h5"), "--output.file", p("alias.h5"),
+                 "--output.overwrite", "true"), ("output.file",)),
+        Case("output is the INI file",
+             fwd("--config", p("ok.ini"), "--output.file", p("ok.ini"), "--output.overwrite", "true"),
+             ("output.file",)),
+        Case("restart into an existing file",
+             ["train", *RUN, "--train.steps", "6", "--restart", p("rs.h5"), "--output.file",
+              p("exists.h5")], ("output.file",)),
+        Case("restart into a missing folder",
+             ["train", *RUN, "--train.steps", "6", "--restart", p("rs.h5"), "--output.file",
+              p("nodir/out.h5")], ("output.file",)),
+        # ntk's inputs.
+        Case("ntk --from missing", ["ntk", "--from", p("nosuch.h5")], ("--from", "nosuch.h5")),
+        Case("ntk --from not HDF5", ["ntk", "--from", p("text.h5")], ("--from", "text.h5")),
+        Case("ntk --snapshot out of range", ["ntk", "--from", p("good.h5"), "--snapshot", "99"],
+             ("--snapshot",)),
+        # PETSc options.
+        Case("implicit depth TS", fwd("-depth_ts_type", "beuler"), ("-depth_ts_type",)),
+        Case("unknown RK tableau", fwd("--depth.rk_type", "9z"), ("depth.rk_type = 9z",)),
+    ]
+    # Restarts, on the rank count of the file and on another.
+    restart = [
+        ("missing", "nosuch.h5", ("nosuch.h5",)),
+        ("truncated", "truncated.h5", ("truncated.h5",)),
+        ("foreign HDF5", "foreign.h5", ("foreign.h5",)),
+        ("forward run file", "fwd.h5", ("fwd.h5",)),
+        ("Q of 4 heads", "heads4.h5", ("/particles/Q",)),
+        ("Q of d_h 7", "dh7.h5", ("/particles/Q",)),
+        ("V removed", "nov.h5", ("/particles/V",)),
+        ("K not extensible", "fixedk.h5", ("/particles/K",)),
+        ("Q shorter than step", "shortq.h5", ("/particles/Q",)),
+        ("step as strings", "strstep.h5", ("/particles/step",)),
+        ("risk shorter than step", "shortrisk.h5", ("/history/risk",)),
+        ("history step removed", "nohstep.h5", ("/history/step",)),
+        ("complete beyond rows", "complete9.h5", ("/particles",)),
+        ("tokens of d 7", "tokd7.h5", ("/data/tokens",)),
+        ("config key missing", "noconfkey.h5", ("model.heads",)),
+    ]
+    for ranks in (2, 3):
+        for name, file, expect in restart:
+            cases.append(Case(f"restart {name} [{ranks} ranks]",
+                              ["train", *RUN, "--train.steps", "6", "--restart", p(file)],
+                              ("--restart",) + expect, (ranks,)))
+        cases.append(Case(f"restart other heads [{ranks} ranks]",
+                          ["train", "--model.heads", "6", *SHAPE, "--train.steps", "6",
+                           "--restart", p("good.h5")], ("model.heads",), (ranks,)))
+    return cases
+
+
+# ---------------------------------------------------------------- checks
+
+def check(case, ranks, case_dir, fx, before):
+    """Runs one case; returns (problems, the stderr line)."""
+    limit = QUICK_S if case.quick else TIMEOUT_S
+    rc, out, err = mpirun(ranks, case.args, case_dir, limit)
+    text = err.decode("utf-8", "backslashreplace")
+    line = text.rstrip("\n")
+    bad = []
+    if rc is None:
+        why = " (the memory estimate must refuse before any work)" if case.quick else ""
+        bad.append(f"hang: still running after {limit} s, killed{why}")
+    elif rc != 2:
+        bad.append(f"exit status {rc}, not 2")
+    lines = err.count(b"\n")
+    if lines != 1 or not err.endswith(b"\n"):
+        bad.append(f"{lines} lines on stderr, not 1")
+    if any(b < 0x20 for b in err[:-1]):
+        bad.append("raw control byte on stderr")
+    if not LINE.fullmatch(line):
+        bad.append("stderr is not `mft: error: KEY = VALUE: why`")
+    for want in case.expect:
+        alts = want if isinstance(want, tuple) else (want,)
+        if not any(a in line for a in alts):
+            bad.append("stderr does not name " + " or ".join(repr(a) for a in alts))
+    left = []
+    for d, dirs, files in os.walk(case_dir):
+        left += [os.path.relpath(os.path.join(d, n), case_dir) for n in dirs + files]
+    if any(os.path.basename(n).startswith("TS-data") for n in left):
+        bad.append("TS-data folder left behind")
+    if left:
+        bad.append("left behind: " + ", ".join(sorted(left)[:8]))
+    after = snapshot(fx)
+    for path in sorted(set(before) | set(after)):
+        if before.get(path) != after.get(path):
+            what = "created" if path not in before else "removed" if path not in after else "changed"
+            bad.append(f"fixture {os.path.relpath(path, fx)} {what}")
+    if bad:
+        tail = lambda b: b.decode("utf-8", "backslashreplace")[-1500:].rstrip()
+        bad.append(f"stdout tail:\n{tail(out)}\n  stderr tail:\n{tail(err)}")
+    return bad, line
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-k", default="", help="run only the cases whose name contains this")
+    ap.add_argument("-j", type=int, default=1, choices=[1], help="cases run one at a time")
+    opts = ap.parse_args()
+    for k, v in ENV_DEFAULTS.items():
+        os.environ.setdefault(k, v)
+    os.environ.setdefault("MFT", os.path.join(HERE, "..", "..", "build", "apps", "mft"))
+    os.environ.setdefault("MPIEXEC", shutil.which("mpiexec") or "mpiexec")
+
+    work = tempfile.mkdtemp(prefix="mft-bad-inputs-")
+    passed = failed = 0
+    try:
+        fx = os.path.join(work, "fixtures")
+        os.mkdir(fx)
+        make_fixtures(fx)
+        pristine = os.path.join(work, "pristine")  # to undo a case that damages a fixture
+        shutil.copytree(fx, pristine, symlinks=True)
+        before = snapshot(fx)
+        n = 0
+        for case in make_cases(fx):
+            if opts.k not in case.name:
+                continue
+            for ranks in case.ranks:
+                n += 1
+                case_dir = os.path.join(work, f"case{n:03d}")
+                os.mkdir(case_dir)
+                bad, line = check(case, ranks, case_dir, fx, before)
+                if bad:
+                    failed += 1
+                    print(f"FAIL: {case.name}: " + "\n  ".join(bad), flush=True)
+                    shutil.rmtree(fx)
+                    shutil.copytree(pristine, fx, symlinks=True)
+                else:
+                    passed += 1
+                    print(f"ok: {case.name} -> {line}", flush=True)
+                shutil.rmtree(case_dir, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
