@@ -18,8 +18,11 @@ mft_run() {
   local ranks=$1
   shift
   # -q: Open MPI prints no summary of its own when a rank exits non-zero.
-  timeout 120 "$MPIEXEC" -q -n "$ranks" "$MFT" "$@" >out.txt 2>err.txt
+  # The limit only catches hangs: it leaves room for a machine four times
+  # slower than an idle 2-core one, and busy.
+  timeout 300 "$MPIEXEC" -q -n "$ranks" "$MFT" "$@" >out.txt 2>err.txt
   status=$?
+  [ "$status" -ne 124 ] || echo "mft $* timed out after 300 s (a hang?); stderr: $(tail -3 err.txt)"
 }
 
 finish() {

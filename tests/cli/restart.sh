@@ -58,7 +58,7 @@ rm -f killed.h5
 setsid "$MPIEXEC" -q -n 2 "$MFT" train "${kill_run[@]}" --train.print_every 1 \
   --output.file killed.h5 >killed.txt 2>&1 &
 pid=$!
-for _ in $(seq 3000); do
+for _ in $(seq 12000); do
   grep -qE "^ +30 " killed.txt && break
   sleep 0.02
 done
