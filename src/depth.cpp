@@ -107,6 +107,7 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
     TSTrajectory trajectory;
     MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
     MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
+    MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
   }
   // The options database (-depth_ts_type, ...) may override the configuration.
   const std::string chosen = set_explicit_ts_type(ts_, "depth_", config.ts_type);
@@ -186,9 +187,20 @@ void DepthSolver::solve(const double *X0, double *X1) {
   if (adjoint_) {
     // Empty the stored trajectory but keep its type: TSResetTrajectory would
     // replace it by PETSc's default, which writes every state to ./TS-data-*.
+    // A trajectory on disk, when asked for (-depth_ts_trajectory_type basic),
+    // is made anew per solve in a fresh folder, which its destruction removes.
     TSTrajectory trajectory;
     MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
-    MFT_PETSC(TSTrajectoryReset(trajectory));
+    TSTrajectoryType type = nullptr;
+    MFT_PETSC(TSTrajectoryGetType(trajectory, ts_, &type));
+    if (type && std::strcmp(type, TSTRAJECTORYMEMORY) == 0) {
+      MFT_PETSC(TSTrajectoryReset(trajectory));
+    } else {
+      MFT_PETSC(TSResetTrajectory(ts_));
+      MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+      MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
+      MFT_PETSC(TSTrajectorySetFromOptions(trajectory, ts_));
+    }
   }
   MFT_PETSC(TSSetTime(ts_, 0.0));
   MFT_PETSC(TSSetStepNumber(ts_, 0));
