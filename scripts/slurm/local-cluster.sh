@@ -60,7 +60,13 @@ SlurmctldPort=${MFT_SLURMCTLD_PORT:-16817}
 SlurmdPort=${MFT_SLURMD_PORT:-16818}
 AuthType=auth/munge
 CryptoType=crypto/munge
-AuthInfo=socket=$dir/munge/munge.socket
+# cred_expire: Slurm holds a requeued job this long plus 1 s (default 120)
+# before it may start again, so that its new launch credential is newer
+# than the kill that revoked the old one. Released earlier, a start in the
+# same second as that kill is refused by slurmd ("Job credential revoked")
+# and the job ends FAILED. 20 s keeps the guard and lets a requeued job
+# continue promptly here.
+AuthInfo=socket=$dir/munge/munge.socket,cred_expire=20
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -86,14 +92,17 @@ PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscr
 CONF
   SLURM_CONF=$conf slurmctld -f "$conf"
   SLURM_CONF=$conf slurmd -f "$conf"
-  for _ in $(seq 100); do
+  # Up to 2 minutes: slurmd registers in about a second, far longer on a
+  # slow or busy machine.
+  deadline=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$deadline" ]; do
     state=$(SLURM_CONF=$conf sinfo -h -o %t 2>/dev/null | head -1)
     case "$state" in idle*|mix*|alloc*) break ;; esac
-    sleep 0.2
+    sleep 0.5
   done
   if ! SLURM_CONF=$conf sinfo -h -o %t 2>/dev/null | grep -qE "idle|mix|alloc"; then
     echo "$0: the node did not come up; logs in $dir/log" >&2
-    tail -5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
+    tail -n 40 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
     down
     exit 1
   fi
