@@ -6,13 +6,6 @@
 
 #include <boost/program_options.hpp>
 
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <functional>
 #include <sstream>
 
 namespace po = boost::program_options;
