@@ -5,7 +5,6 @@
 #include "mft/forward_run.hpp"
 #include "mft/petsc_session.hpp"
 #include "mft/ntk_run.hpp"
-#include "mft/output_claim.hpp"
 #include "mft/run_file.hpp"
 #include "mft/signals.hpp"
 #include "mft/train_run.hpp"
@@ -56,10 +55,8 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
                 << mft::config_help();
     return 0;
   }
-  if (!options.config_file.empty() && mft::same_file(config.output.file, options.config_file))
-    throw mft::InputError(mft::key_error("output.file", config.output.file,
-                                         "is also this run's input --config; write the output to another file"));
-  const mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
+  mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
+  info.config_file = options.config_file;
   if (command == "train") {
     const mft::TrainResult r =
         mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, options.restart,

@@ -62,11 +62,8 @@ std::pair<long long, long long> data_file_shape(const std::string &path, long lo
   h5::Handle file = h5::open_input(path, key);
   const h5::DatasetInfo tokens = h5::describe(file, "/data/tokens");
   const h5::DatasetInfo targets = h5::describe(file, "/data/targets");
-  for (const auto &[name, info] : {std::pair{"/data/tokens", &tokens}, std::pair{"/data/targets", &targets}}) {
-    if (!info->exists) throw InputError(key_error(key, path, std::string("has no dataset ") + name));
-    if (!info->is_dataset) throw InputError(key_error(key, path, std::string(name) + " is not a dataset"));
-    if (!info->numeric()) throw InputError(key_error(key, path, std::string(name) + " is not numeric"));
-  }
+  for (const auto &[name, info] : {std::pair{"/data/tokens", &tokens}, std::pair{"/data/targets", &targets}})
+    if (const std::string why = info->unreadable(name); !why.empty()) throw InputError(key_error(key, path, why));
   const auto &shape = tokens.dims;
   if (shape.size() != 3 || shape[0] == 0 || shape[1] == 0 || shape[2] == 0)
     throw InputError(key_error(key, path, "/data/tokens has shape " + tokens.shape_text() +

@@ -2,7 +2,6 @@
 
 #include "mft/error.hpp"
 #include "mft/model.hpp"
-#include "mft/output_claim.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -17,8 +16,7 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   std::ostream *out = rank == 0 ? log : nullptr;
 
   collectively(comm, [&] {
-    const InputFiles inputs = {{"data.file", config.data.task == "file" ? config.data.file : ""}};
-    if (rank == 0 && write) check_new_output(config.output.file, config.output.overwrite, inputs);
+    if (write) check_new_run_file(comm, config, info, {});
   });
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Forward, nullptr, &memory);

@@ -74,6 +74,13 @@ std::string DatasetInfo::shape_text() const {
   return s + (dims.size() == 1 ? ",)" : ")");
 }
 
+std::string DatasetInfo::unreadable(const std::string &name) const {
+  if (!exists) return "has no " + name;
+  if (!is_dataset) return name + " is not a dataset";
+  if (!numeric()) return name + " is not numeric";
+  return "";
+}
+
 DatasetInfo describe(hid_t file, const std::string &path) {
   DatasetInfo info;
   info.exists = exists(file, path);

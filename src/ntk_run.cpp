@@ -3,7 +3,6 @@
 #include "mft/error.hpp"
 #include "mft/families.hpp"
 #include "mft/model.hpp"
-#include "mft/output_claim.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -54,13 +53,10 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
         throw InputError(key_error("--snapshot", std::to_string(options.snapshot),
                                    options.from + " has " + std::to_string(point.snapshots) +
                                        " complete snapshots"));
-      h5::Handle file = h5::open_input(options.from, "--from");
-      snapshot_step = static_cast<long long>(h5::read_doubles(file, "/particles/step")[static_cast<size_t>(row)]);
-      snapshot_tau = h5::read_doubles(file, "/particles/tau")[static_cast<size_t>(row)];
+      snapshot_step = point.steps[static_cast<size_t>(row)];
+      snapshot_tau = point.taus[static_cast<size_t>(row)];
     }
-    InputFiles inputs = {{"--from", options.from}};
-    if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
-    if (rank == 0 && write) check_new_output(config.output.file, config.output.overwrite, inputs);
+    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
   const StoredData stored{"--from", options.from, point.N, point.n};
   MemoryEstimate memory;

@@ -80,6 +80,13 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   return info;
 }
 
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs) {
+  if (rank_of(comm) != 0) return;
+  inputs.push_back({"--config", info.config_file});
+  if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
+  check_new_output(config.output.file, config.output.overwrite, inputs);
+}
+
 void read_run_particles(const std::string &path, const std::string &key, long long row,
                         Particles &particles) {
   h5::Handle file = h5::open_input(path, key);

@@ -24,11 +24,9 @@ struct Checker {
   h5::DatasetInfo dataset(const std::string &name, const std::vector<hsize_t> &shape, bool growing,
                           H5T_class_t type_class = H5T_NO_CLASS, const std::string &expected = "") const {
     const h5::DatasetInfo info = h5::describe(file, name);
-    if (!info.exists) refuse("has no " + name);
-    if (!info.is_dataset) refuse(name + " is not a dataset");
-    if (type_class != H5T_NO_CLASS ? info.type_class != type_class : !info.numeric())
-      refuse(name + std::string(" is not ") +
-             (type_class == H5T_INTEGER ? "integer" : type_class == H5T_FLOAT ? "floating-point" : "numeric"));
+    if (const std::string why = info.unreadable(name); !why.empty()) refuse(why);
+    if (type_class != H5T_NO_CLASS && info.type_class != type_class)
+      refuse(name + (type_class == H5T_INTEGER ? " is not integer" : " is not floating-point"));
     bool fits = info.dims.size() == shape.size();
     for (size_t i = 0; fits && i < shape.size(); ++i) fits = shape[i] == kAny || shape[i] == info.dims[i];
     if (!fits) {
@@ -143,11 +141,14 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   point.row = complete - 1;
   const std::vector<double> step_values = check.values("/particles/step");
   const std::vector<double> tau_values = check.values("/particles/tau");
-  for (long long r = 0; r < complete; ++r)
+  for (long long r = 0; r < complete; ++r) {
     if (!std::isfinite(tau_values[r]) || step_values[r] < 0 || (r > 0 && step_values[r] <= step_values[r - 1]))
       check.refuse("/particles/step and /particles/tau are not increasing steps and finite times");
-  point.step = static_cast<long long>(step_values[static_cast<size_t>(point.row)]);
-  point.tau = tau_values[static_cast<size_t>(point.row)];
+    point.steps.push_back(static_cast<long long>(step_values[r]));
+    point.taus.push_back(tau_values[r]);
+  }
+  point.step = point.steps.back();
+  point.tau = point.taus.back();
   if (!training) return point;
 
   // /history: one row per step, columns of equal length.

@@ -91,10 +91,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       point = inspect_run_file(restart, "--restart", true);
       check_restart_config(config, point, restart, false);
     }
-    InputFiles inputs = {{"--restart", restart}};
-    if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
-    if (rank == 0 && write && (restart.empty() || copy))
-      check_new_output(output, config.output.overwrite, inputs);
+    if (write && (restart.empty() || copy)) check_new_run_file(comm, config, info, {{"--restart", restart}});
   });
   const StoredData stored{"--restart", restart, point.N, point.n};
   MemoryEstimate memory;

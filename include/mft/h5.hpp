@@ -56,6 +56,9 @@ struct DatasetInfo {
   bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
   // "(3, 4, 8)"
   std::string shape_text() const;
+  // Why the object `name` cannot be read as numbers ("has no NAME", "NAME is
+  // not a dataset", "NAME is not numeric"); "" when it can.
+  std::string unreadable(const std::string &name) const;
 };
 DatasetInfo describe(hid_t file, const std::string &path);
 std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);

@@ -28,6 +28,7 @@ struct RunInfo {
   std::string command_line;
   std::string created; // ISO 8601, the same string on every rank
   int ranks = 1;
+  std::string config_file; // --config FILE, an input the output must not be
 };
 
 // Builds RunInfo on every rank from rank 0's clock and the command line.
@@ -41,6 +42,8 @@ struct RunPoint {
   double tau = 0.0;
   double wall_time = 0.0;   // /history/wall_time of that step (0 before its row)
   long long snapshots = 0;  // complete snapshots
+  std::vector<long long> steps; // step of each complete snapshot
+  std::vector<double> taus;     // tau of each complete snapshot
   long long history_rows = 0; // /history rows up to and including `step`
   bool has_history_row = false; // /history has the row of `step`
   long long N = 0, n = 0;   // /data/tokens
@@ -54,6 +57,12 @@ struct RunPoint {
 // `key = path: why` (naming the dataset) for anything missing or malformed,
 // so that no rank enters a collective read of a file that another refused.
 RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training);
+
+// Checks, on rank 0 of comm and inside `collectively`, that
+// config.output.file may become this run's new file (check_new_output)
+// without being one of its inputs: `inputs`, info.config_file, and data.file
+// for data.task = file.
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs);
 
 // /data of a checked run file (every rank reads it whole).
 TokenData read_run_data(const std::string &path, const std::string &key, long long d);
