@@ -1,14 +1,15 @@
 // mft: mean-field transformer particle solver. This program only parses the
 // command line and calls the library.
-#include "mft/config.hpp"
-#include "mft/error.hpp"
-#include "mft/forward_run.hpp"
-#include "mft/petsc_session.hpp"
-#include "mft/ntk_run.hpp"
-#include "mft/run_file.hpp"
-#include "mft/signals.hpp"
-#include "mft/train_run.hpp"
-#include "mft/version.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/core/config.hpp"
+#include "mft/core/error.hpp"
+#include "mft/runs/forward_run.hpp"
+#include "mft/core/petsc_session.hpp"
+#include "mft/runs/ntk_run.hpp"
+#include "mft/runs/run_file.hpp"
+#include "mft/core/signals.hpp"
+#include "mft/runs/train_run.hpp"
+#include "mft/core/version.hpp"
 
 #include <iostream>
 

@@ -2,12 +2,13 @@
 // and a whole training step (forward + adjoint + particle velocity). A
 // benchmark, not a test: it prints seconds and GFLOP/s (flops of the forward
 // counted as MODEL.md §3 counts them, Q x and K x apart).
-#include "mft/config.hpp"
-#include "mft/error.hpp"
-#include "mft/flow.hpp"
-#include "mft/model.hpp"
-#include "mft/objective.hpp"
-#include "mft/petsc_session.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/core/config.hpp"
+#include "mft/core/error.hpp"
+#include "mft/train/flow.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/train/objective.hpp"
+#include "mft/core/petsc_session.hpp"
 
 #include <boost/program_options.hpp>
 

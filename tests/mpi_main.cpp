@@ -1,7 +1,7 @@
 // GoogleTest main for mft's tests: MPI and PETSc around the test run. Rank 0
 // prints the usual report; other ranks print only their failures. The exit
 // code is non-zero on every rank if any rank failed.
-#include "mft/petsc_session.hpp"
+#include "mft/core/petsc_session.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

@@ -1,8 +1,8 @@
 // The attention field against a plain reference, softmax stability, and the
 // vectorised exp. Runs on any number of ranks (each owns a block of heads).
-#include "mft/attention.hpp"
-#include "mft/exp_batch.hpp"
-#include "mft/field.hpp"
+#include "mft/model/attention.hpp"
+#include "mft/core/exp_batch.hpp"
+#include "mft/model/field.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,8 @@
 // Configuration: defaults, INI file, command-line precedence, and errors that
 // name the key and the value.
-#include "mft/config.hpp"
-#include "mft/error.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/core/config.hpp"
+#include "mft/core/error.hpp"
 
 #include <gtest/gtest.h>
 

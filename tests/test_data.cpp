@@ -1,5 +1,5 @@
 // The built-in data generators and their targets.
-#include "mft/data.hpp"
+#include "mft/tasks/data.hpp"
 
 #include <gtest/gtest.h>
 

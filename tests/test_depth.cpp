@@ -1,8 +1,8 @@
 // The forward solve in depth against analytic solutions, and the observed
 // order of the integrators. Runs on any number of ranks.
-#include "mft/depth.hpp"
-#include "mft/error.hpp"
-#include "mft/field.hpp"
+#include "mft/depth/depth.hpp"
+#include "mft/core/error.hpp"
+#include "mft/model/field.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

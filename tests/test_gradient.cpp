@@ -1,8 +1,9 @@
 // The particle gradient from the adjoint in depth (MODEL.md §5): against
 // central finite differences of R, and against backprop written plainly
 // through the same Runge-Kutta scheme. Runs on any number of ranks.
-#include "mft/model.hpp"
-#include "mft/objective.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/train/objective.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,12 @@
 // The NTK Gram matrix (MODEL.md §7) against finite differences, its
 // mean-field limit, and the log-sum-exp injectivity test with the closed
 // forms of the families. Runs on any number of ranks.
-#include "mft/cgf.hpp"
-#include "mft/families.hpp"
-#include "mft/linalg.hpp"
-#include "mft/model.hpp"
-#include "mft/ntk.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/analysis/cgf.hpp"
+#include "mft/tasks/families.hpp"
+#include "mft/core/linalg.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/analysis/ntk.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

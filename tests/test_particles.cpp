@@ -1,6 +1,6 @@
 // Ownership of heads and the keyed random streams (MODEL.md §9).
-#include "mft/particles.hpp"
-#include "mft/rng.hpp"
+#include "mft/model/particles.hpp"
+#include "mft/core/rng.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,10 @@
 // Rank invariance: the same forward run on 1, 2 and 3 ranks (sub-communicators
 // of a 3-rank job) gives the same risk and final tokens up to reduction
 // rounding. Run with 3 ranks.
-#include "mft/forward_run.hpp"
-#include "mft/model.hpp"
-#include "mft/ntk.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/runs/forward_run.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/analysis/ntk.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 #pragma once
 // Helpers shared by the tests: small problems and an independent reference
 // of the attention field written plainly from MODEL.md §3.
-#include "mft/data.hpp"
-#include "mft/particles.hpp"
+#include "mft/tasks/data.hpp"
+#include "mft/model/particles.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,12 @@
 // Training as the gradient flow in tau (MODEL.md §6): Euler is gradient
 // descent, weight decay, the teacher's global minimum, descent, and the
 // mean-field time scale. Runs on any number of ranks.
-#include "mft/flow.hpp"
-#include "mft/model.hpp"
-#include "mft/objective.hpp"
-#include "mft/rng.hpp"
-#include "mft/train_run.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/train/flow.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/train/objective.hpp"
+#include "mft/core/rng.hpp"
+#include "mft/runs/train_run.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

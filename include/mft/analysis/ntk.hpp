@@ -1,0 +1,34 @@
+#pragma once
+// The neural tangent kernel of the particle system (MODEL.md §7): for a
+// parameter group G, J_i = d yhat_i / d(G-parameters of all particles) and
+//
+//     K_G = (M L) J J^T   (the MLP's particles, in group `all`, weigh M_f L),
+//
+// the Gram matrix of the gradient flow's linearisation: d yhat/d tau =
+// -K (yhat - y)/N. Row J_i comes from one forward and one adjoint solve with
+// a(1) = d yhat_i/dX(1); each rank keeps its own particles' entries and the
+// ranks' partial Grams are summed by one all-reduce.
+#include "mft/train/model.hpp"
+
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+namespace mft {
+
+struct NtkSpectrum {
+  long long N = 0;
+  std::vector<double> gram;        // N x N, row-major (the same on every rank)
+  std::vector<double> eigenvalues; // ascending
+  double lambda_min() const { return eigenvalues.front(); }
+  double lambda_max() const { return eigenvalues.back(); }
+};
+
+// Whether flat entry index i of this rank's particles belongs to group
+// `part` (V, QK, mlp, all); InputError naming ntk.part otherwise.
+void check_ntk_part(const std::string &part, const Particles &particles);
+
+// K_part at the model's current particles. Collective.
+NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part);
+
+} // namespace mft

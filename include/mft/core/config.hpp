@@ -1,0 +1,164 @@
+#pragma once
+// The resolved configuration of a run: built-in defaults, then an INI file
+// (--config), then `--section.key value` on the command line, in rising
+// precedence. Keys are named `section.key` everywhere: in the INI file, on the
+// command line, and as the attributes of the output file's /config group.
+#include <boost/program_options/options_description.hpp>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mft {
+
+struct ModelConfig {
+  long long d = 8;             // token dimension
+  long long head_dim = 8;      // d_h
+  long long heads = 16;        // M, head particles per slice
+  long long slices = 8;        // L, depth slices
+  long long mlp_width = 0;     // d_f
+  long long mlp_particles = 0; // M_f (0: attention only)
+  std::string activation = "relu";
+};
+
+struct DepthConfig {
+  std::string ts_type = "rk"; // PETSc TSType, explicit one-step
+  std::string rk_type = "4";  // PETSc TSRKType, when ts_type = rk
+  long long steps_per_slice = 1;
+};
+
+struct ReadoutConfig {
+  std::string kind = "query";  // query | mean
+  long long coord = -1;        // c, 0-based; negative counts from the end
+  std::vector<double> weights; // w for `mean`; empty: the unit vector e_c
+};
+
+struct InitConfig {
+  std::uint64_t seed = 1;
+  double sigma_qk = 0.5;
+  double sigma_v = 1.0;
+  double sigma_w1 = 0.5; // MLP W1 entries
+  double sigma_w2 = 0.5; // MLP W2 entries
+};
+
+struct DataConfig {
+  std::string task = "icl-linear"; // icl-linear | gaussian | teacher | file
+  long long sequences = 64;        // N
+  long long tokens = 16;           // n
+  std::uint64_t seed = 2;
+  std::string file; // for task = file
+  long long teacher_heads = 0; // teacher width; 0: model.heads
+};
+
+struct TrainConfig {
+  std::string ts_type = "euler"; // PETSc TSType in training time tau
+  double dtau = 0.2;
+  long long steps = 100;
+  double lambda = 0.0; // weight decay
+  long long print_every = 10;
+  double max_walltime = 0.0; // seconds; stop cleanly before this (0: no limit)
+};
+
+struct FamiliesConfig {
+  std::string kind = "discrete"; // discrete | cube | laplace | mixture | gaussian-cov
+  std::string values;            // a,b,c or lo:hi; empty: the kind's default range
+  std::string variances;         // gaussian-cov: v_i, same forms; empty: 1
+  double sigma = 0.5;            // mixture component std s
+  std::string base = "normal";   // discrete: normal | uniform
+  double quadratic = 0.5;        // q in the target <u, mean x> + q mean |x|^2 / d
+};
+
+struct CgfConfig {
+  long long points = 256; // K sample points z
+  double radius = 1.0;    // uniform in the ball of this radius
+};
+
+struct NtkConfig {
+  std::string part = "V"; // V | QK | mlp | all
+  long long every = 0;    // mft train: lambda_min, lambda_max of K_V every this many steps
+};
+
+struct OutputConfig {
+  std::string file = "mft.h5";
+  long long snapshot_every = 10; // particle snapshots every this many steps
+  bool overwrite = false;        // replace an existing file (else refuse it)
+};
+
+struct RunConfig {
+  long long max_memory = 0; // bytes per rank; 0: MemAvailable shared by the node's ranks
+};
+
+struct Config {
+  ModelConfig model;
+  DepthConfig depth;
+  ReadoutConfig readout;
+  InitConfig init;
+  DataConfig data;
+  TrainConfig train;
+  FamiliesConfig families;
+  CgfConfig cgf;
+  NtkConfig ntk;
+  OutputConfig output;
+  RunConfig run;
+
+  // The readout coordinate c in [0, d), negative values counted from the end.
+  long long readout_coord() const;
+  // The readout vector w (length d): readout.weights, or e_c when empty.
+  std::vector<double> readout_weights() const;
+};
+
+// One key's resolved value, typed as it is stored in /config.
+using ConfigValue = std::variant<long long, double, std::string, std::vector<double>>;
+
+struct ConfigEntry {
+  std::string key;
+  ConfigValue value;
+};
+
+// Every key with its resolved value, in the order of the key table.
+std::vector<ConfigEntry> config_entries(const Config &config);
+
+// The configuration stored in a run file's /config (as INI text, key by
+// key), over the defaults. InputError naming `source` for a bad value.
+Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source);
+
+// Keys a restarted run may change (how long and how it reports, not what it
+// computes): train.steps, train.print_every, train.max_walltime,
+// output.snapshot_every, output.file, output.overwrite, run.max_memory.
+bool restart_may_change(const std::string &key);
+
+namespace detail {
+// An integer, or InputError `key = text: not an integer`.
+long long parse_integer(const std::string &key, const std::string &text);
+} // namespace detail
+
+// Whether `name` is a configuration key.
+bool is_config_key(const std::string &name);
+
+// Sets one key from its INI text: InputError `KEY = VALUE: why` for an
+// unknown key or a bad value.
+void set_config_key(Config &config, const std::string &key, const std::string &text);
+
+// The INI file's values, each checked on its own (an unknown key, a second
+// occurrence or a bad value is an error even when the command line sets the
+// same key), with the file and line in every message; `command` names the
+// program in the hint to --help.
+std::map<std::string, std::string> read_config_file(const std::string &path, const std::string &command);
+
+// Every key as a Boost.Program_options option with its default and help.
+boost::program_options::options_description config_key_options();
+
+// Cross-key checks (called by parse_config; again after data.task = file
+// resolved N and n from the file).
+void validate(const Config &config);
+
+// The table of keys with their defaults and meaning, for --help.
+std::string config_help();
+
+// Renders a value as it would be written in the INI file.
+std::string to_string(const ConfigValue &value);
+
+} // namespace mft

@@ -1,0 +1,77 @@
+#pragma once
+// The attention field of one depth slice's heads and its vector-Jacobian
+// products (MODEL.md §3, §5), for all sequences at once.
+//
+// One head theta = (Q, K, V) moves token x_a of a sequence (tokens x_b) by
+//
+//     phi_theta[mu](x_a) = V ybar_a,  ybar_a = sum_b P_ab x_b,
+//     P_ab = softmax_b(s_ab),         s_ab = <Q x_a, K x_b> = x_a^T B x_b, B = Q^T K,
+//
+// and the slice's velocity is `scale` (1/M, or 1/(2M) beside the MLP) times
+// the sum over heads. For the cotangent c_a of a head's output (times scale),
+// with g_a = scale V^T c_a and ds_ab = P_ab (<g_a, x_b> - <g_a, ybar_a>):
+//
+//     dV  = scale sum_a c_a ybar_a^T
+//     dB  = sum_ab ds_ab x_a x_b^T,   dQ = K dB^T,   dK = Q dB
+//     dx  : sum_a P_ab g_a  +  sum_a ds_ab B^T x_a  (as x_b)  +  sum_b ds_ab B x_b  (as x_a)
+//
+// Both directions are batched so that almost all flops are BLAS-3 (the
+// layouts are in attention.cpp).
+#include "mft/model/particles.hpp"
+
+#include <vector>
+
+namespace mft {
+
+class AttentionKernel {
+public:
+  // N sequences of n tokens; `scale` weighs each head (1/M, or 1/(2M)).
+  AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale);
+
+  // Recomputes the per-slice products of the particles (B_m = Q_m^T K_m,
+  // scale V_m^T and scale V_m). Call after the particles change; the kernel
+  // keeps a reference to `heads` for the parameter cotangents.
+  void set_particles(const HeadParticles &heads);
+
+  // F += scale sum over this rank's heads m of slice l of phi_{theta_lm}[mu_i](x_ia),
+  // for every sequence i and token a. X and F are N x n x d.
+  void add_velocity(long long l, const double *X, double *F);
+
+  // For the cotangent C (N x n x d) of the velocity of slice l at tokens X:
+  // dX += (dF/dX)^T C from this rank's heads (the caller sums over ranks), and
+  // dQ, dK, dV (this rank's heads of slice l, layout [m][rows][cols]) +=
+  // (dF/dtheta)^T C. The softmax is evaluated once for both.
+  void add_vjp(long long l, const double *X, const double *C, double *dX, double *dQ, double *dK,
+               double *dV);
+
+  // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
+  // scores, P x, V y), for this rank's heads.
+  double model_flops() const;
+
+private:
+  void velocity_block(long long l, long long i0, long long count, const double *X, double *F);
+  void vjp_block(long long l, long long i0, long long count, const double *X, const double *C,
+                 double *dX);
+
+  long long N_, n_, d_, d_h_, L_, Ml_;
+  double scale_;
+  long long block_; // sequences per batch of the token-side GEMMs
+  const HeadParticles *heads_ = nullptr;
+  std::vector<double> B_;  // per slice: d x (Ml d), block m = Q_m^T K_m
+  std::vector<double> Vt_; // per slice: d x (Ml d), block m = scale V_m^T
+  std::vector<double> Vn_; // per slice: d x (Ml d), block m = scale V_m
+  // Workspace, sized once: no allocation inside an evaluation.
+  std::vector<double> Z_;  // (block n) x (Ml d): rows x_a^T B_m
+  std::vector<double> W_;  // (block n) x (Ml d): forward, rows scale (V_m x_b)^T; vjp, g
+  std::vector<double> Y_;  // (block n) x (Ml d): ybar of every head
+  std::vector<double> T_;  // (block n) x (Ml d): sum_b ds_ab x_b
+  std::vector<double> S_;  // (n Ml) x n scores / attention of one sequence, rows (a, m)
+  std::vector<double> P_;  // forward: n x (n Ml), columns (b, m); vjp: ds, rows (a, m)
+  std::vector<double> dB_, dVc_; // d x (Ml d): parameter cotangents of a slice
+};
+
+// Softmax of each of `rows` rows of length n, in place, max-subtracted so
+// that scores of any size give finite weights.
+void softmax_rows(double *S, long long rows, long long n);
+
+} // namespace mft

@@ -1,0 +1,55 @@
+#pragma once
+// The velocity F_l(X) of a depth slice (MODEL.md §3) and its transposed
+// products (§5). Every rank adds its own particles' share, and one
+// all-reduce per evaluation sums the shares, so every rank ends with the
+// same full velocity (or token cotangent) of all tokens.
+//
+//   attention only:  F = (1/M) sum_m phi_{theta_m}
+//   with the MLP:    F = (1/2) ((1/M) sum_m phi_{theta_m} + (1/M_f) sum_m h_{w_m})
+#include "mft/model/attention.hpp"
+#include "mft/model/mlp.hpp"
+#include "mft/model/particles.hpp"
+
+#include <mpi.h>
+#include <memory>
+#include <vector>
+
+namespace mft {
+
+class DepthField {
+public:
+  // comm: the ranks that share the particles (each owns a block of every
+  // slice). `particles` must outlive the field.
+  DepthField(MPI_Comm comm, long long N, long long n, const Particles &particles,
+             Activation activation = Activation::Relu);
+
+  // The particles changed (training): refresh the kernels' per-slice products.
+  void particles_changed();
+
+  // F = F_l(X) for all N x n x d tokens. Collective on comm.
+  void evaluate(long long l, const double *X, double *F);
+
+  // For the cotangent C of F_l at X: dX = (dF_l/dX)^T C summed over all
+  // ranks (collective), and dtheta (this rank's particles, flat layout of
+  // Particles) += (dF_l/dtheta)^T C for slice l's particles.
+  void vjp(long long l, const double *X, const double *C, double *dX, double *dtheta);
+
+  long long slices() const { return L_; }
+  long long state_size() const { return N_ * n_ * d_; }
+  long long evaluations() const { return evaluations_; }
+  // Flops of one evaluation summed over all ranks, as MODEL.md §3 counts.
+  double model_flops() const { return model_flops_; }
+  MPI_Comm comm() const { return comm_; }
+  const Particles &particles() const { return particles_; }
+
+private:
+  MPI_Comm comm_;
+  long long N_, n_, d_, L_;
+  const Particles &particles_;
+  AttentionKernel attention_;
+  std::unique_ptr<MlpKernel> mlp_;
+  long long evaluations_ = 0;
+  double model_flops_ = 0.0;
+};
+
+} // namespace mft

@@ -1,0 +1,22 @@
+#pragma once
+// Token measures: N sequences of n tokens in R^d, and their targets in
+// R^{d_out}. Sequence i's token measure is mu_i = (1/n) sum_j delta_{x_ij}
+// (MODEL.md §1).
+#include <vector>
+
+namespace mft {
+
+struct TokenData {
+  long long N = 0;     // sequences
+  long long n = 0;     // tokens per sequence
+  long long d = 0;     // token dimension
+  long long d_out = 1; // target dimension
+  std::vector<double> tokens;  // X(0), N x n x d, C order
+  std::vector<double> targets; // y, N x d_out
+
+  double *sequence(long long i) { return tokens.data() + i * n * d; }
+  const double *sequence(long long i) const { return tokens.data() + i * n * d; }
+  const double *target(long long i) const { return targets.data() + i * d_out; }
+};
+
+} // namespace mft

@@ -1,0 +1,35 @@
+#pragma once
+// Builds the configured model on this rank (train/model.hpp), the same way
+// for every command: sizes and memory first, then data, particles, field,
+// depth solver and readout.
+#include "mft/core/config.hpp"
+#include "mft/runs/memory.hpp"
+#include "mft/train/model.hpp"
+
+#include <mpi.h>
+#include <memory>
+#include <string>
+
+namespace mft {
+
+// The /data of a checked run file (a restart, mft ntk --from), used instead
+// of data.task's: `key` names where it came from (--restart, --from).
+struct StoredData {
+  std::string key, path;
+  long long N = 0, n = 0;
+};
+
+// Builds the model of `config` for `job` collectively; updates `config` with
+// what was resolved (N and n of a data file, the depth TS after the options
+// database). Before anything large is allocated, estimates the memory per
+// rank (into `estimate`, when given) and refuses a run that does not fit or
+// whose sizes overflow an index. Throws InputError / Error on every rank
+// alike.
+Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored = nullptr,
+                  MemoryEstimate *estimate = nullptr);
+// Tests and benchmarks: a training (adjoint) or forward model of data.task.
+inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
+  return build_model(comm, config, adjoint ? Job::Train : Job::Forward);
+}
+
+} // namespace mft

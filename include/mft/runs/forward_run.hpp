@@ -1,0 +1,26 @@
+#pragma once
+// `mft forward`: data -> particles -> forward solve in depth -> readout ->
+// output file. Collective on comm.
+#include "mft/core/config.hpp"
+#include "mft/runs/run_file.hpp"
+
+#include <mpi.h>
+#include <ostream>
+#include <vector>
+
+namespace mft {
+
+struct ForwardResult {
+  double risk = 0.0;
+  std::vector<double> tokens_final; // X(1), N x n x d
+  std::vector<double> predictions;  // yhat, N
+  double seconds = 0.0;             // wall time of the depth solve
+};
+
+// Runs the forward problem of `config` and writes config.output.file (unless
+// `write` is false). Progress goes to `log` on rank 0 (nullptr: silent).
+// Throws InputError / Error on every rank alike.
+ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+                          bool write = true);
+
+} // namespace mft

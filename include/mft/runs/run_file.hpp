@@ -1,0 +1,160 @@
+#pragma once
+// The run's HDF5 file, in the schema of FORMAT.md (format "mft/1").
+// One file per run, opened with the MPI-IO driver; every call is collective
+// on the communicator. Particles are written by the ranks that own them, as
+// hyperslabs: no rank gathers all particles.
+//
+// Crash safety: history rows are kept in memory and written with the next
+// snapshot; after a snapshot's data the attribute /particles.complete (the
+// number of complete snapshots) is raised and the file flushed. Between
+// snapshots mft does not touch the file, so a run killed there leaves a file
+// that reads as it was at its last snapshot.
+#include "mft/core/config.hpp"
+#include "mft/tasks/data.hpp"
+#include "mft/io/h5.hpp"
+#include "mft/io/output_claim.hpp"
+#include "mft/model/particles.hpp"
+
+#include <map>
+#include <memory>
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+namespace mft {
+
+// Facts about the run that the root attributes record.
+struct RunInfo {
+  std::string command_line;
+  std::string created; // ISO 8601, the same string on every rank
+  int ranks = 1;
+  std::string config_file; // --config FILE, an input the output must not be
+};
+
+// Builds RunInfo on every rank from rank 0's clock and the command line.
+RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv);
+
+// A run file as read, checked, by inspect_run_file: where a restart
+// continues (its last complete snapshot) and what the file holds.
+struct RunPoint {
+  long long row = 0;        // row of /particles: the last complete snapshot
+  long long step = 0;       // training step of that snapshot
+  double tau = 0.0;
+  double wall_time = 0.0;   // /history/wall_time of that step (0 before its row)
+  long long snapshots = 0;  // complete snapshots
+  std::vector<long long> steps; // step of each complete snapshot
+  std::vector<double> taus;     // tau of each complete snapshot
+  long long history_rows = 0; // /history rows up to and including `step`
+  bool has_history_row = false; // /history has the row of `step`
+  long long N = 0, n = 0;   // /data/tokens
+  std::map<std::string, std::string> config; // /config, rendered as INI text
+};
+
+// Reads and checks, on this rank alone and without writing, every part of
+// the run file `path` that a restart (`training`) or mft ntk --from reads:
+// the format, /config, the types, shapes, layouts and row counts of /data,
+// /particles and /history against the file's own configuration. InputError
+// `key = path: why` (naming the dataset) for anything missing or malformed,
+// so that no rank enters a collective read of a file that another refused.
+RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training);
+
+// Checks, on rank 0 of comm and inside `collectively`, that
+// config.output.file may become this run's new file (check_new_output)
+// without being one of its inputs: `inputs`, info.config_file, and data.file
+// for data.task = file.
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs);
+
+// /data of a checked run file (every rank reads it whole).
+TokenData read_run_data(const std::string &path, const std::string &key, long long d);
+
+// Snapshot `row` of a checked run file into this rank's share of
+// `particles` (every rank reads on its own).
+void read_run_particles(const std::string &path, const std::string &key, long long row,
+                        Particles &particles);
+
+class RunFile {
+public:
+  // Creates the new run file `path` under its hidden name (output_claim.hpp;
+  // config.output.overwrite decides whether an existing file may be
+  // replaced) and writes the root attributes, /config and /data, and creates
+  // the growing /particles datasets (and /history ones, with `history`).
+  // `extra_history`: names of further /history columns (after wall_time).
+  // The file takes its name with its first snapshot (`history`: a training
+  // run, which then is readable and restartable) or at close().
+  RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
+          const TokenData &data, const Particles &particles, bool history = false,
+          const std::vector<std::string> &extra_history = {});
+
+  // Opens the training run file `path`, checked by inspect_run_file into
+  // `point`, to continue it from its last complete snapshot: takes the
+  // writer's lock (or `lock`, already held), then drops the snapshots and
+  // history rows after `point`.
+  static std::unique_ptr<RunFile> reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+                                         WriterLock lock = {});
+
+  ~RunFile();
+  RunFile(const RunFile &) = delete;
+  RunFile &operator=(const RunFile &) = delete;
+
+  // Reads snapshot `row` into this rank's share of `particles`.
+  void read_snapshot(long long row, Particles &particles);
+
+  // Appends one row to /particles (step, tau, each rank's own particles),
+  // writes the pending history rows, marks the snapshot complete, flushes.
+  void append_snapshot(long long step, double tau, const Particles &particles);
+
+  // Appends one row to /history; written with the next snapshot or close().
+  // `extra`: the values of the extra columns, in their order.
+  void append_history(long long step, double tau, double risk, double objective, double grad_norm,
+                      double wall_time, const std::vector<double> &extra = {});
+
+  // /forward: final tokens X(1), predictions yhat and the risk R.
+  void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
+                     double risk);
+
+  // /ntk: the Gram matrix and its eigenvalues (ascending), with the
+  // attributes part, snapshot, lambda_min, lambda_max; with `cgf_values`,
+  // also /ntk/cgf_singular_values (descending), /ntk/cgf_points (K x d) and
+  // the attribute cgf_margin (and cgf_margin_population when given).
+  void write_ntk(long long N, const std::vector<double> &gram, const std::vector<double> &eigenvalues,
+                 const std::string &part, long long snapshot, const std::vector<double> *cgf_values,
+                 const std::vector<double> *points, long long K, long long d,
+                 const double *population_margin);
+
+  // Writes what is pending and closes the complete file.
+  void close();
+  // Closes and removes a file this object created (a failed run leaves no
+  // partial output); a reopened file is only closed. The destructor does
+  // this for a file that was never closed.
+  // Step of the last snapshot written (-1: none).
+  long long last_snapshot_step() const { return last_snapshot_step_; }
+  void discard();
+
+  const std::string &path() const { return path_; }
+
+private:
+  RunFile(const std::string &path, MPI_Comm comm) : path_(path), comm_(comm) {}
+  void write_pending_history();
+
+  struct HistoryRow {
+    long long step;
+    std::vector<double> values; // tau, risk, objective, grad_norm, wall_time, extras
+  };
+
+  void publish();
+
+  std::string path_;
+  MPI_Comm comm_;
+  bool created_ = false, publish_at_snapshot_ = false;
+  long long last_snapshot_step_ = -1;
+  PendingOutput output_;  // rank 0, a created file
+  WriterLock lock_;       // rank 0, a reopened file
+  h5::Handle file_, particle_group_;
+  std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
+  std::map<std::string, h5::Handle> history_;   // step and the columns
+  std::vector<std::string> columns_;            // tau, risk, objective, grad_norm, wall_time, extras
+  hsize_t snapshots_ = 0, history_rows_ = 0;
+  std::vector<HistoryRow> pending_;
+};
+
+} // namespace mft

@@ -1,0 +1,34 @@
+#pragma once
+// `mft train`: data -> particles -> the gradient flow in training time, with
+// a progress line every train.print_every steps, /history every step and a
+// particle snapshot every output.snapshot_every steps (and the first and
+// last). Collective on comm.
+#include "mft/runs/command_line.hpp"
+#include "mft/core/config.hpp"
+#include "mft/runs/run_file.hpp"
+
+#include <mpi.h>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace mft {
+
+struct TrainResult {
+  bool stopped = false;             // by a signal or train.max_walltime: exit kExitStopped
+  long long last_step = 0;          // step of the final particles
+  double risk_initial = 0.0;
+  double risk_final = 0.0;
+  std::vector<double> risks;        // R of every history row
+  std::vector<double> theta_final;  // this rank's particles (flat layout of Particles)
+  double seconds = 0.0;             // wall time of the training loop
+};
+
+// `restart`: a run file to continue from its last complete snapshot (the
+// configuration must match the file's, but for restart_may_change keys);
+// the run appends to that file, or, when `output_given` (output.file set by
+// the user) names another file, to a copy of it there.
+TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+                      bool write = true, const std::string &restart = "", bool output_given = false);
+
+} // namespace mft

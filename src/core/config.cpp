@@ -1,0 +1,159 @@
+#include "mft/core/config.hpp"
+
+#include "config_keys.hpp"
+#include "mft/core/error.hpp"
+#include "mft/core/ini.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace mft {
+namespace {
+
+using detail::Key;
+using detail::key_table;
+
+const Key *find_key(const std::string &name) {
+  for (const Key &k : key_table())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+} // namespace
+
+// The INI file's values, each checked on its own (an unknown key, a second
+// occurrence or a bad value is an error even when the command line sets the
+// same key), with the file and line in every message.
+std::map<std::string, std::string> read_config_file(const std::string &path, const std::string &command) {
+  std::map<std::string, std::string> values;
+  std::map<std::string, int> first_line;
+  for (const IniEntry &e : read_ini(path)) {
+    const std::string at = " (" + path + " line " + std::to_string(e.line) + ")";
+    const Key *k = find_key(e.key);
+    if (!k)
+      throw InputError(key_error(e.key, e.value,
+                                 "unknown key" + at + "; mft " + command + " --help lists the keys"));
+    if (first_line.count(e.key))
+      throw InputError(key_error(e.key, e.value,
+                                 "given more than once" + at + ", first at line " +
+                                     std::to_string(first_line[e.key])));
+    first_line[e.key] = e.line;
+    try {
+      Config scratch;
+      k->set(scratch, e.value);
+    } catch (const InputError &err) {
+      throw InputError(err.what() + at);
+    }
+    values[e.key] = e.value;
+  }
+  return values;
+}
+
+long long Config::readout_coord() const {
+  return readout.coord < 0 ? model.d + readout.coord : readout.coord;
+}
+
+std::vector<double> Config::readout_weights() const {
+  if (!readout.weights.empty()) return readout.weights;
+  std::vector<double> w(static_cast<size_t>(model.d), 0.0);
+  const long long c = readout_coord();
+  if (c >= 0 && c < model.d) w[static_cast<size_t>(c)] = 1.0;
+  return w;
+}
+
+std::vector<ConfigEntry> config_entries(const Config &config) {
+  std::vector<ConfigEntry> out;
+  for (const Key &k : key_table()) out.push_back({k.name, k.get(config)});
+  return out;
+}
+
+std::string to_string(const ConfigValue &value) {
+  struct {
+    std::string operator()(long long v) const { return std::to_string(v); }
+    std::string operator()(double v) const {
+      std::ostringstream s;
+      s.precision(17);
+      s << v;
+      return s.str();
+    }
+    std::string operator()(const std::string &v) const { return v; }
+    std::string operator()(const std::vector<double> &v) const {
+      std::string s;
+      for (double x : v) s += (s.empty() ? "" : ",") + (*this)(x);
+      return s;
+    }
+  } render;
+  return std::visit(render, value);
+}
+
+void validate(const Config &c) {
+  const auto d = c.model.d;
+  if (c.readout.coord >= d || c.readout.coord < -d)
+    throw InputError(key_error("readout.coord", std::to_string(c.readout.coord),
+                               "out of range for model.d = " + std::to_string(d)));
+  if (!c.readout.weights.empty() && static_cast<long long>(c.readout.weights.size()) != d)
+    throw InputError(key_error("readout.weights", to_string(c.readout.weights),
+                               "needs model.d = " + std::to_string(d) + " values, got " +
+                                   std::to_string(c.readout.weights.size())));
+  if (c.data.task == "icl-linear") {
+    if (d < 2)
+      throw InputError(key_error("model.d", std::to_string(d),
+                                 "data.task = icl-linear needs d >= 2 (inputs and a label)"));
+    if (c.data.tokens < 2)
+      throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
+                                 "data.task = icl-linear needs n >= 2 (examples and a query)"));
+  }
+  if (c.cgf.points > 1000000)
+    throw InputError(key_error("cgf.points", std::to_string(c.cgf.points), "at most 1000000"));
+  if (c.data.task == "file" && c.data.file.empty())
+    throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
+  if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
+    throw InputError(key_error("model.mlp_width", "0",
+                               "must be positive when model.mlp_particles > 0"));
+}
+
+bool restart_may_change(const std::string &key) {
+  return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
+         key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" ||
+         key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part";
+}
+
+Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source) {
+  Config c;
+  for (const Key &k : key_table()) {
+    const auto it = text.find(k.name);
+    if (it == text.end()) continue;
+    try {
+      k.set(c, it->second);
+    } catch (const InputError &e) {
+      throw InputError(source + ": " + e.what());
+    }
+  }
+  return c;
+}
+
+bool is_config_key(const std::string &name) { return find_key(name) != nullptr; }
+
+void set_config_key(Config &config, const std::string &key, const std::string &text) {
+  const Key *k = find_key(key);
+  if (!k) throw InputError(key_error(key, text, "unknown key"));
+  k->set(config, text);
+}
+
+po::options_description config_key_options() {
+  po::options_description desc("Configuration keys (INI: [section] key = value; command line: --section.key value)");
+  for (const Key &k : key_table())
+    desc.add_options()(k.name, po::value<std::string>()->default_value(k.default_text), k.help);
+  return desc;
+}
+
+std::string config_help() {
+  std::ostringstream s;
+  s << config_key_options();
+  return s.str();
+}
+
+} // namespace mft

@@ -1,0 +1,60 @@
+#include "mft/core/rng.hpp"
+
+#include <cmath>
+
+namespace mft {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t &x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+} // namespace
+
+RandomStream::RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m) {
+  // Fold each key component through the mixer so that nearby keys give
+  // unrelated states.
+  std::uint64_t h = seed;
+  const std::uint64_t parts[3] = {static_cast<std::uint64_t>(species), l, m};
+  h = splitmix64(h);
+  for (std::uint64_t p : parts) {
+    h ^= p;
+    h = splitmix64(h);
+  }
+  for (auto &s : s_) s = splitmix64(h);
+}
+
+std::uint64_t RandomStream::next_u64() {
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double RandomStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+double RandomStream::normal() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_;
+  }
+  const double u1 = 1.0 - uniform(); // (0, 1]: log is finite
+  const double u2 = uniform();
+  const double r = std::sqrt(-2.0 * std::log(u1));
+  const double a = 2.0 * M_PI * u2;
+  spare_ = r * std::sin(a);
+  has_spare_ = true;
+  return r * std::cos(a);
+}
+
+} // namespace mft

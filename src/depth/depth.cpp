@@ -1,0 +1,227 @@
+#include "mft/depth/depth.hpp"
+
+#include "mft/core/error.hpp"
+#include "mft/core/petsc_session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace mft {
+namespace {
+
+// Callbacks in the order TS calls them within a step.
+
+// Sets the slice of the step about to be taken from the step number (never
+// from s, which is ambiguous at slice boundaries), and restarts the method at
+// each boundary so no first-same-as-last stage is reused across the jump of
+// the parameters.
+PetscErrorCode DepthPreStep(TS ts) {
+  DepthContext *ctx = nullptr;
+  PetscInt step = 0;
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &ctx));
+  PetscCall(TSGetStepNumber(ts, &step));
+  ctx->slice = std::min<PetscInt>(step / ctx->steps_per_slice, ctx->slices - 1);
+  if (step % ctx->steps_per_slice == 0) PetscCall(TSRestartStep(ts));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
+  auto *ctx = static_cast<DepthContext *>(ptr);
+  const PetscScalar *x = nullptr;
+  PetscScalar *f = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(F, &f));
+  try {
+    ctx->field->evaluate(ctx->slice, x, f);
+  } catch (...) {
+    ctx->error = std::current_exception();
+  }
+  PetscCall(VecRestoreArray(F, &f));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "field evaluation failed");
+  PetscFunctionReturn(0);
+}
+
+// The state is replicated, so every rank finds a non-finite token at once
+// and all stop together.
+PetscErrorCode DepthPostStep(TS ts) {
+  DepthContext *ctx = nullptr;
+  Vec X;
+  const PetscScalar *x = nullptr;
+  PetscInt n = 0;
+  PetscReal s = 0;
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &ctx));
+  PetscCall(TSGetSolution(ts, &X));
+  PetscCall(TSGetTime(ts, &s));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  bool finite = true;
+  for (PetscInt i = 0; i < n && finite; ++i) finite = std::isfinite(x[i]);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  if (!finite) {
+    char text[160];
+    std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)",
+                  static_cast<int>(ctx->slice), static_cast<double>(s));
+    ctx->error = std::make_exception_ptr(Error(text));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
+  }
+  PetscFunctionReturn(0);
+}
+
+} // namespace
+
+void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call) {
+  if (!ierr) return;
+  if (error) {
+    std::exception_ptr e = error;
+    error = nullptr;
+    petsc_forget_message();
+    std::rethrow_exception(e);
+  }
+  petsc_check(ierr, call);
+}
+
+DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint)
+    : adjoint_(adjoint) {
+  ctx_.field = &field;
+  ctx_.slices = static_cast<PetscInt>(field.slices());
+  ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);
+
+  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(field.state_size()), &X_));
+  MFT_PETSC(TSCreate(PETSC_COMM_SELF, &ts_));
+  MFT_PETSC(TSSetOptionsPrefix(ts_, "depth_"));
+  MFT_PETSC(TSSetProblemType(ts_, TS_NONLINEAR));
+  MFT_PETSC(TSSetApplicationContext(ts_, &ctx_));
+  MFT_PETSC(TSSetRHSFunction(ts_, nullptr, DepthRHSFunction, &ctx_));
+  MFT_PETSC(TSSetPreStep(ts_, DepthPreStep));
+  MFT_PETSC(TSSetPostStep(ts_, DepthPostStep));
+  if (adjoint_) {
+    // Keep the forward states and stages in memory for TSAdjointSolve
+    // (the default "basic" trajectory writes files); -depth_ts_trajectory_type overrides.
+    MFT_PETSC(TSSetSaveTrajectory(ts_));
+    TSTrajectory trajectory;
+    MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+    MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
+    MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
+  }
+  // The options database (-depth_ts_type, ...) may override the configuration.
+  const std::string chosen = set_explicit_ts_type(ts_, "depth_", config.ts_type);
+  ts_type_ = chosen;
+  rk_type_ = config.rk_type;
+  PetscBool set = PETSC_FALSE;
+  if (ts_type_ == TSSSP && adjoint_)
+    throw InputError(key_error("depth.ts_type", "ssp",
+                               "PETSc has no adjoint for TSSSP; training needs rk or euler"));
+  if (ts_type_ == TSEULER) {
+    // Forward Euler is run as the one-stage RK tableau 1fe: the same scheme,
+    // and PETSc's RK has the adjoint.
+    MFT_PETSC(TSSetType(ts_, TSRK));
+    MFT_PETSC(TSRKSetType(ts_, TSRK1FE));
+    rk_type_ = TSRK1FE;
+  } else if (ts_type_ == TSRK) {
+    // The configured tableau applies unless -depth_ts_rk_type chose one.
+    MFT_PETSC(PetscOptionsHasName(nullptr, "depth_", "-ts_rk_type", &set));
+    if (!set) {
+      try {
+        MFT_PETSC(TSRKSetType(ts_, config.rk_type.c_str()));
+      } catch (const Error &) {
+        throw InputError(key_error("depth.rk_type", config.rk_type,
+                                   "not a PETSc RK tableau (1fe, 2a, 3, 3bs, 4, 5f, 5dp, 5bs, ...)"));
+      }
+    }
+    TSRKType rk;
+    MFT_PETSC(TSRKGetType(ts_, &rk));
+    rk_type_ = rk;
+  }
+  if (chosen == TSRK || ts_type_ == TSEULER) {
+    PetscInt s = 1;
+    MFT_PETSC(TSRKGetTableau(ts_, &s, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+    stages_ = s;
+  }
+
+  // The TS is replicated on every rank: only rank 0 keeps monitors, so
+  // -depth_ts_monitor prints each step once.
+  int rank = 0;
+  MPI_Comm_rank(field.comm(), &rank);
+  if (rank != 0) {
+    MFT_PETSC(TSMonitorCancel(ts_));
+    if (adjoint_) MFT_PETSC(TSAdjointMonitorCancel(ts_));
+  }
+
+  // Fixed steps whatever the options say: exact slice boundaries, and a step
+  // sequence the adjoint replays exactly.
+  const PetscReal h = 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice);
+  TSAdapt adapt;
+  MFT_PETSC(TSGetAdapt(ts_, &adapt));
+  MFT_PETSC(TSAdaptSetType(adapt, TSADAPTNONE));
+  MFT_PETSC(TSSetTimeStep(ts_, h));
+  MFT_PETSC(TSSetMaxSteps(ts_, ctx_.slices * ctx_.steps_per_slice));
+  // The step count ends the solve; the time limit sits half a step beyond
+  // s = 1 so rounding in the accumulated s never cuts or stretches a step.
+  MFT_PETSC(TSSetMaxTime(ts_, 1.0 + 0.5 * h));
+  MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
+  if (adjoint_) create_adjoint_objects();
+}
+
+DepthSolver::~DepthSolver() {
+  TSDestroy(&ts_);
+  VecDestroy(&X_);
+  MatDestroy(&J_);
+  MatDestroy(&Jp_);
+  VecDestroy(&lambda_);
+  VecDestroy(&mu_);
+}
+
+void DepthSolver::solve(const double *X0, double *X1) {
+  const auto size = static_cast<size_t>(ctx_.field->state_size());
+  PetscScalar *x = nullptr;
+  MFT_PETSC(VecGetArray(X_, &x));
+  std::memcpy(x, X0, sizeof(double) * size);
+  MFT_PETSC(VecRestoreArray(X_, &x));
+  ctx_.slice = 0;
+  if (adjoint_) {
+    // Empty the stored trajectory but keep its type: TSResetTrajectory would
+    // replace it by PETSc's default, which writes every state to ./TS-data-*.
+    // A trajectory on disk, when asked for (-depth_ts_trajectory_type basic),
+    // is made anew per solve in a fresh folder, which its destruction removes.
+    TSTrajectory trajectory;
+    MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+    TSTrajectoryType type = nullptr;
+    MFT_PETSC(TSTrajectoryGetType(trajectory, ts_, &type));
+    if (type && std::strcmp(type, TSTRAJECTORYMEMORY) == 0) {
+      MFT_PETSC(TSTrajectoryReset(trajectory));
+    } else {
+      MFT_PETSC(TSResetTrajectory(ts_));
+      MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
+      MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
+      MFT_PETSC(TSTrajectorySetFromOptions(trajectory, ts_));
+    }
+  }
+  MFT_PETSC(TSSetTime(ts_, 0.0));
+  MFT_PETSC(TSSetStepNumber(ts_, 0));
+  MFT_PETSC(TSSetTimeStep(ts_, 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice)));
+  petsc_call_with_callbacks(TSSolve(ts_, X_), ctx_.error, "TSSolve (depth)");
+  PetscInt steps = 0;
+  MFT_PETSC(TSGetStepNumber(ts_, &steps));
+  if (steps != ctx_.slices * ctx_.steps_per_slice)
+    throw Error("forward: the depth TS took " + std::to_string(steps) + " steps instead of " +
+                std::to_string(ctx_.slices * ctx_.steps_per_slice));
+  const PetscScalar *y = nullptr;
+  MFT_PETSC(VecGetArrayRead(X_, &y));
+  std::memcpy(X1, y, sizeof(double) * size);
+  MFT_PETSC(VecRestoreArrayRead(X_, &y));
+}
+
+double DepthSolver::trajectory_bytes() const {
+  if (!adjoint_) return 0.0;
+  // The memory trajectory keeps, per step, the state and every stage.
+  return static_cast<double>(steps()) * static_cast<double>(stages_ + 1) *
+         static_cast<double>(ctx_.field->state_size()) * sizeof(double);
+}
+
+} // namespace mft

@@ -1,0 +1,167 @@
+#include "mft/io/output_claim.hpp"
+
+#include "mft/core/error.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mft {
+namespace {
+
+constexpr off_t kLockByte = off_t(1) << 62; // beyond any data an HDF5 file holds
+
+std::string folder_of(const std::string &path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string why_errno(const char *what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// Takes the write lock on fd: 1 taken, 0 held by another process. File
+// systems without OFD locks get no protection rather than a refused run.
+int try_lock(int fd) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = kLockByte;
+  fl.l_len = 1;
+  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) return 1;
+  if (errno == EAGAIN || errno == EACCES) return 0;
+  return 1;
+}
+
+// True when another process holds the lock of `path` (false if it cannot be opened).
+bool locked_by_another(const std::string &path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool locked = try_lock(fd) == 0;
+  close(fd);
+  return locked;
+}
+
+} // namespace
+
+bool same_file(const std::string &a, const std::string &b) {
+  struct stat sa {}, sb {};
+  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs) {
+  const std::string key = "output.file";
+  for (const auto &[input_key, input] : inputs)
+    if (!input.empty() && same_file(path, input))
+      throw InputError(key_error(key, path, "is also this run's input " + input_key +
+                                                "; write the output to another file"));
+  struct stat st {};
+  const std::string folder = folder_of(path);
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(key_error(key, path, "its folder " + folder + " does not exist"));
+  if (access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError(key_error(key, path, why_errno(("cannot write in the folder " + folder).c_str())));
+  if (stat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+  if (locked_by_another(path)) throw InputError(key_error(key, path, "another mft run is writing it"));
+  if (!overwrite)
+    throw InputError(key_error(key, path, "exists; set output.overwrite = true to replace it"));
+}
+
+WriterLock::WriterLock(const std::string &path, const std::string &key) {
+  fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(key_error(key, path, why_errno("cannot open it for writing")));
+  if (try_lock(fd_) == 0) {
+    release();
+    throw InputError(key_error(key, path, "another mft run is writing it"));
+  }
+}
+
+WriterLock &WriterLock::operator=(WriterLock &&o) noexcept {
+  if (this != &o) {
+    release();
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+void WriterLock::release() {
+  if (fd_ >= 0) close(fd_); // closing the last descriptor drops the OFD lock
+  fd_ = -1;
+}
+
+std::string PendingOutput::partial_path(const std::string &path) {
+  const auto slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  return folder + "." + name + ".partial";
+}
+
+PendingOutput::PendingOutput(const std::string &path, bool overwrite)
+    : path_(path), partial_(partial_path(path)), overwrite_(overwrite) {
+  const std::string key = "output.file";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int fd = open(partial_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      lock_.fd_ = fd;
+      try_lock(fd); // a new inode: nobody else can hold it
+      return;
+    }
+    if (errno != EEXIST) throw InputError(key_error(key, path, why_errno(("cannot create " + partial_).c_str())));
+    // A partial file left by a killed run is nobody's: remove it and retry.
+    if (locked_by_another(partial_))
+      throw InputError(key_error(key, path, "another mft run is creating it"));
+    ::unlink(partial_.c_str());
+  }
+  throw InputError(key_error(key, path, "cannot create " + partial_));
+}
+
+void PendingOutput::fill_from(const std::string &source) {
+  const int in = open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error("copying " + source + ": " + std::strerror(errno));
+  std::vector<char> buffer(1 << 20);
+  ssize_t got = 0;
+  while ((got = read(in, buffer.data(), buffer.size())) > 0)
+    for (ssize_t done = 0; done < got;) {
+      const ssize_t put = write(lock_.fd_, buffer.data() + done, static_cast<size_t>(got - done));
+      if (put < 0) {
+        close(in);
+        throw Error("copying " + source + " to " + path_ + ": " + std::strerror(errno));
+      }
+      done += put;
+    }
+  close(in);
+  if (got < 0) throw Error("reading " + source + ": " + std::strerror(errno));
+  if (fsync(lock_.fd_) != 0) throw Error("copying " + source + " to " + path_ + ": " + std::strerror(errno));
+}
+
+void PendingOutput::publish() {
+  if (published_) return;
+  int status = 0;
+  if (overwrite_) {
+    status = std::rename(partial_.c_str(), path_.c_str());
+  } else {
+    status = renameat2(AT_FDCWD, partial_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE);
+    if (status != 0 && errno == EINVAL) { // no RENAME_NOREPLACE here: link fails on an existing name
+      status = link(partial_.c_str(), path_.c_str());
+      if (status == 0) ::unlink(partial_.c_str());
+    }
+  }
+  if (status != 0) {
+    const std::string why = errno == EEXIST ? "appeared while this run was starting; it was left alone"
+                                            : std::strerror(errno);
+    throw InputError(key_error("output.file", path_, why));
+  }
+  published_ = true;
+}
+
+void PendingOutput::remove() {
+  if (!path_.empty()) ::unlink((published_ ? path_ : partial_).c_str());
+  lock_.release();
+}
+
+} // namespace mft

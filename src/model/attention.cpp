@@ -1,0 +1,199 @@
+#include "mft/model/attention.hpp"
+
+#include "mft/core/blas.hpp"
+#include "mft/core/exp_batch.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mft {
+
+// Layout, for one slice and one sequence with tokens X (n x d) and this
+// rank's Ml heads. A matrix n x (Ml d) with blocks m is also an (n Ml) x d
+// matrix with rows (a, m); the GEMMs below use both readings.
+//
+// forward
+//   Z = X [B_1 ... B_Ml]          rows (a, m): x_a^T B_m
+//   S = Z X^T                     (n Ml) x n: S[(a,m), b] = s_ab of head m
+//   P = softmax_b(S), stored n x (n Ml) with columns (b, m)
+//   W = X [scale V_m^T]           rows (b, m): scale (V_m x_b)^T
+//   F += P W                      sums over b and m in one GEMM
+// vjp (C: cotangent of F)
+//   G = C [scale V_m]             rows (a, m): g_{a,m}
+//   Y = P X                       rows (a, m): ybar_{a,m}
+//   D = P .* (G X^T - rowdot)     rows (a, m): ds_{ab}
+//   T = D X                       rows (a, m): sum_b ds_ab x_b
+//   dX += D^T Z + P^T G + T [B_m]^T      (the three token terms of §5)
+//   [dV_m] += scale C^T Y,  [dB_m] += X^T T   (summed over sequences)
+//
+// Using B_m instead of Q x and K x apart makes the scores of all heads one
+// GEMM per sequence; it costs d x d instead of d_h x d per head, the same
+// when d_h = d.
+
+AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale)
+    : N_(N), n_(n), d_(heads.d), d_h_(heads.d_h), L_(heads.L), Ml_(heads.own.count()),
+      scale_(scale) {
+  // Batch enough sequences for the token-side GEMMs to be efficient while
+  // the block's workspace stays in cache.
+  const long long per_sequence = std::max<long long>(1, 2 * n_ * Ml_ * d_);
+  block_ = std::clamp<long long>(32768 / per_sequence, 1, std::max<long long>(N_, 1));
+  const auto slice = static_cast<size_t>(d_ * Ml_ * d_);
+  B_.resize(L_ * slice);
+  Vt_.resize(L_ * slice);
+  Vn_.resize(L_ * slice);
+  dB_.resize(slice);
+  dVc_.resize(slice);
+  const auto blockwide = static_cast<size_t>(block_ * n_ * Ml_ * d_);
+  Z_.resize(blockwide);
+  W_.resize(blockwide);
+  Y_.resize(blockwide);
+  T_.resize(blockwide);
+  S_.resize(static_cast<size_t>(n_ * Ml_ * n_));
+  P_.resize(S_.size());
+  set_particles(heads);
+}
+
+void AttentionKernel::set_particles(const HeadParticles &heads) {
+  heads_ = &heads;
+  const long long ld = Ml_ * d_;
+  for (long long l = 0; l < L_; ++l) {
+    double *B = B_.data() + l * d_ * ld;
+    double *Vt = Vt_.data() + l * d_ * ld;
+    double *Vn = Vn_.data() + l * d_ * ld;
+    for (long long m = 0; m < Ml_; ++m) {
+      // B_m = Q_m^T K_m: (d x d_h)(d_h x d), written into columns m d .. m d + d.
+      gemm(true, false, d_, d_, d_h_, 1.0, heads.q(l, m), d_, heads.k(l, m), d_, 0.0, B + m * d_,
+           ld);
+      const double *V = heads.v(l, m);
+      for (long long j = 0; j < d_; ++j)
+        for (long long k = 0; k < d_; ++k) {
+          Vt[j * ld + m * d_ + k] = scale_ * V[k * d_ + j];
+          Vn[j * ld + m * d_ + k] = scale_ * V[j * d_ + k];
+        }
+    }
+  }
+}
+
+namespace {
+
+// Max-subtracts every row and exponentiates the whole block in one
+// vectorised pass: scores of any size give finite weights.
+void exp_rows(double *S, long long rows, long long n) {
+  for (long long r = 0; r < rows; ++r) {
+    double *s = S + r * n;
+    double mx = s[0];
+    for (long long b = 1; b < n; ++b) mx = std::max(mx, s[b]);
+    for (long long b = 0; b < n; ++b) s[b] -= mx;
+  }
+  exp_nonpositive(S, S, rows * n);
+}
+
+} // namespace
+
+void softmax_rows(double *S, long long rows, long long n) {
+  exp_rows(S, rows, n);
+  for (long long r = 0; r < rows; ++r) {
+    double *s = S + r * n;
+    double sum = 0.0;
+    for (long long b = 0; b < n; ++b) sum += s[b];
+    const double inv = 1.0 / sum;
+    for (long long b = 0; b < n; ++b) s[b] *= inv;
+  }
+}
+
+void AttentionKernel::velocity_block(long long l, long long i0, long long count, const double *X,
+                                     double *F) {
+  const long long ld = Ml_ * d_, rows = count * n_, nM = n_ * Ml_;
+  const double *Xb = X + i0 * n_ * d_;
+  gemm(false, false, rows, ld, d_, 1.0, Xb, d_, B_.data() + l * d_ * ld, ld, 0.0, Z_.data(), ld);
+  gemm(false, false, rows, ld, d_, 1.0, Xb, d_, Vt_.data() + l * d_ * ld, ld, 0.0, W_.data(), ld);
+  for (long long i = 0; i < count; ++i) {
+    const double *Xi = Xb + i * n_ * d_;
+    gemm(false, true, nM, n_, d_, 1.0, Z_.data() + i * n_ * ld, d_, Xi, d_, 0.0, S_.data(), n_);
+    // Softmax, normalised while stored as P[a][b][m] = S[(a, m)][b]:
+    // columns (b, m) for the GEMM with W.
+    exp_rows(S_.data(), nM, n_);
+    for (long long a = 0; a < n_; ++a) {
+      double *Pa = P_.data() + a * nM;
+      const double *Sa = S_.data() + a * nM;
+      for (long long m = 0; m < Ml_; ++m) {
+        const double *s = Sa + m * n_;
+        double sum = 0.0;
+        for (long long b = 0; b < n_; ++b) sum += s[b];
+        const double inv = 1.0 / sum;
+        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = s[b] * inv;
+      }
+    }
+    gemm(false, false, n_, d_, nM, 1.0, P_.data(), nM, W_.data() + i * n_ * ld, d_, 1.0,
+         F + (i0 + i) * n_ * d_, d_);
+  }
+}
+
+void AttentionKernel::add_velocity(long long l, const double *X, double *F) {
+  if (Ml_ == 0) return;
+  for (long long i0 = 0; i0 < N_; i0 += block_)
+    velocity_block(l, i0, std::min(block_, N_ - i0), X, F);
+}
+
+void AttentionKernel::vjp_block(long long l, long long i0, long long count, const double *X,
+                                const double *C, double *dX) {
+  const long long ld = Ml_ * d_, rows = count * n_, nM = n_ * Ml_;
+  const double *Xb = X + i0 * n_ * d_;
+  const double *Cb = C + i0 * n_ * d_;
+  const double *B = B_.data() + l * d_ * ld;
+  double *G = W_.data();
+  gemm(false, false, rows, ld, d_, 1.0, Xb, d_, B, ld, 0.0, Z_.data(), ld);
+  gemm(false, false, rows, ld, d_, 1.0, Cb, d_, Vn_.data() + l * d_ * ld, ld, 0.0, G, ld);
+  for (long long i = 0; i < count; ++i) {
+    const double *Xi = Xb + i * n_ * d_;
+    const double *Zi = Z_.data() + i * n_ * ld;
+    const double *Gi = G + i * n_ * ld;
+    double *Yi = Y_.data() + i * n_ * ld;
+    double *Ti = T_.data() + i * n_ * ld;
+    double *dXi = dX + (i0 + i) * n_ * d_;
+    double *P = S_.data(), *D = P_.data();
+    gemm(false, true, nM, n_, d_, 1.0, Zi, d_, Xi, d_, 0.0, P, n_);
+    softmax_rows(P, nM, n_);
+    gemm(false, false, nM, d_, n_, 1.0, P, n_, Xi, d_, 0.0, Yi, d_);
+    gemm(false, true, nM, n_, d_, 1.0, Gi, d_, Xi, d_, 0.0, D, n_);
+    for (long long r = 0; r < nM; ++r) {
+      const double *p = P + r * n_;
+      double *ds = D + r * n_;
+      double dot = 0.0; // <g, ybar> = sum_b P_ab <g, x_b>
+      for (long long b = 0; b < n_; ++b) dot += p[b] * ds[b];
+      for (long long b = 0; b < n_; ++b) ds[b] = p[b] * (ds[b] - dot);
+    }
+    gemm(false, false, nM, d_, n_, 1.0, D, n_, Xi, d_, 0.0, Ti, d_);
+    gemm(true, false, n_, d_, nM, 1.0, D, n_, Zi, d_, 1.0, dXi, d_);
+    gemm(true, false, n_, d_, nM, 1.0, P, n_, Gi, d_, 1.0, dXi, d_);
+    gemm(false, true, n_, d_, ld, 1.0, Ti, ld, B, ld, 1.0, dXi, d_);
+  }
+  gemm(true, false, d_, ld, rows, scale_, Cb, d_, Y_.data(), ld, 1.0, dVc_.data(), ld);
+  gemm(true, false, d_, ld, rows, 1.0, Xb, d_, T_.data(), ld, 1.0, dB_.data(), ld);
+}
+
+void AttentionKernel::add_vjp(long long l, const double *X, const double *C, double *dX,
+                              double *dQ, double *dK, double *dV) {
+  if (Ml_ == 0) return;
+  std::fill(dB_.begin(), dB_.end(), 0.0);
+  std::fill(dVc_.begin(), dVc_.end(), 0.0);
+  for (long long i0 = 0; i0 < N_; i0 += block_)
+    vjp_block(l, i0, std::min(block_, N_ - i0), X, C, dX);
+  const long long ld = Ml_ * d_, qk = d_h_ * d_;
+  for (long long m = 0; m < Ml_; ++m) {
+    const double *dBm = dB_.data() + m * d_;
+    gemm(false, true, d_h_, d_, d_, 1.0, heads_->k(l, m), d_, dBm, ld, 1.0, dQ + m * qk, d_);
+    gemm(false, false, d_h_, d_, d_, 1.0, heads_->q(l, m), d_, dBm, ld, 1.0, dK + m * qk, d_);
+    for (long long j = 0; j < d_; ++j)
+      for (long long k = 0; k < d_; ++k) dV[m * d_ * d_ + j * d_ + k] += dVc_[j * ld + m * d_ + k];
+  }
+}
+
+double AttentionKernel::model_flops() const {
+  const double n = static_cast<double>(n_), d = static_cast<double>(d_),
+               dh = static_cast<double>(d_h_);
+  const double per_head_sequence = 4 * n * dh * d + 2 * n * n * dh + 2 * n * n * d + 2 * n * d * d;
+  return per_head_sequence * static_cast<double>(N_) * static_cast<double>(Ml_);
+}
+
+} // namespace mft

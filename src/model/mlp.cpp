@@ -1,0 +1,112 @@
+#include "mft/model/mlp.hpp"
+
+#include "mft/core/blas.hpp"
+#include "mft/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mft {
+namespace {
+
+// act(z) and act'(z): relu; gelu as z Phi(z) with the exact normal CDF;
+// huber-relu 0 (z <= 0), z^2/2 (0 < z <= 1), z - 1/2 (z > 1).
+inline double activate(Activation a, double z) {
+  switch (a) {
+  case Activation::Relu: return z > 0 ? z : 0.0;
+  case Activation::Gelu: return z * 0.5 * std::erfc(-z * M_SQRT1_2);
+  case Activation::HuberRelu: return z <= 0 ? 0.0 : (z <= 1 ? 0.5 * z * z : z - 0.5);
+  }
+  return 0.0;
+}
+
+inline double derivative(Activation a, double z) {
+  switch (a) {
+  case Activation::Relu: return z > 0 ? 1.0 : 0.0;
+  case Activation::Gelu:
+    return 0.5 * std::erfc(-z * M_SQRT1_2) + z * std::exp(-0.5 * z * z) * 0.3989422804014327;
+  case Activation::HuberRelu: return z <= 0 ? 0.0 : (z <= 1 ? z : 1.0);
+  }
+  return 0.0;
+}
+
+} // namespace
+
+Activation parse_activation(const std::string &name) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu") return Activation::Gelu;
+  if (name == "huber-relu") return Activation::HuberRelu;
+  throw InputError(key_error("model.activation", name, "must be one of relu, gelu, huber-relu"));
+}
+
+MlpKernel::MlpKernel(long long tokens, const NeuronParticles &neurons, double scale, Activation act)
+    : tokens_(tokens), d_(neurons.d), d_f_(neurons.d_f), L_(neurons.L), Ml_(neurons.own.count()),
+      scale_(scale), act_(act) {
+  const long long width = std::max<long long>(1, Ml_ * d_f_);
+  block_ = std::clamp<long long>(32768 / width, 16, std::max<long long>(tokens_, 1));
+  W1c_.resize(static_cast<size_t>(L_ * d_ * width));
+  W2s_.resize(W1c_.size());
+  H_.resize(static_cast<size_t>(block_ * width));
+  A_.resize(H_.size());
+  dW1c_.resize(static_cast<size_t>(d_ * width));
+  dW2s_.resize(dW1c_.size());
+  set_particles(neurons);
+}
+
+void MlpKernel::set_particles(const NeuronParticles &neurons) {
+  const long long ld = Ml_ * d_f_;
+  for (long long l = 0; l < L_; ++l) {
+    double *W1c = W1c_.data() + l * d_ * ld;
+    double *W2s = W2s_.data() + l * d_ * ld;
+    for (long long m = 0; m < Ml_; ++m) {
+      const double *W1 = neurons.w1(l, m), *W2 = neurons.w2(l, m);
+      for (long long f = 0; f < d_f_; ++f)
+        for (long long j = 0; j < d_; ++j) {
+          W1c[j * ld + m * d_f_ + f] = W1[f * d_ + j];
+          W2s[(m * d_f_ + f) * d_ + j] = scale_ * W2[j * d_f_ + f];
+        }
+    }
+  }
+}
+
+void MlpKernel::add_velocity(long long l, const double *X, double *F) {
+  if (Ml_ == 0) return;
+  const long long ld = Ml_ * d_f_;
+  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  for (long long r0 = 0; r0 < tokens_; r0 += block_) {
+    const long long rows = std::min(block_, tokens_ - r0);
+    gemm(false, false, rows, ld, d_, 1.0, X + r0 * d_, d_, W1c, ld, 0.0, H_.data(), ld);
+    for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
+    gemm(false, false, rows, d_, ld, 1.0, A_.data(), ld, W2s, d_, 1.0, F + r0 * d_, d_);
+  }
+}
+
+void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
+                        double *dW2) {
+  if (Ml_ == 0) return;
+  const long long ld = Ml_ * d_f_;
+  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  std::fill(dW1c_.begin(), dW1c_.end(), 0.0);
+  std::fill(dW2s_.begin(), dW2s_.end(), 0.0);
+  for (long long r0 = 0; r0 < tokens_; r0 += block_) {
+    const long long rows = std::min(block_, tokens_ - r0);
+    const double *Xr = X + r0 * d_, *Cr = C + r0 * d_;
+    gemm(false, false, rows, ld, d_, 1.0, Xr, d_, W1c, ld, 0.0, H_.data(), ld);
+    for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
+    // dW2 (unscaled particles): scale u c^T, accumulated as (Ml d_f) x d.
+    gemm(true, false, ld, d_, rows, scale_, A_.data(), ld, Cr, d_, 1.0, dW2s_.data(), d_);
+    // dz = act'(z) .* (scale W2^T c), into A_.
+    gemm(false, true, rows, ld, d_, 1.0, Cr, d_, W2s, d_, 0.0, A_.data(), ld);
+    for (long long i = 0; i < rows * ld; ++i) A_[i] *= derivative(act_, H_[i]);
+    gemm(false, true, rows, d_, ld, 1.0, A_.data(), ld, W1c, ld, 1.0, dX + r0 * d_, d_);
+    gemm(true, false, d_, ld, rows, 1.0, Xr, d_, A_.data(), ld, 1.0, dW1c_.data(), ld);
+  }
+  for (long long m = 0; m < Ml_; ++m)
+    for (long long f = 0; f < d_f_; ++f)
+      for (long long j = 0; j < d_; ++j) {
+        dW1[m * d_f_ * d_ + f * d_ + j] += dW1c_[j * ld + m * d_f_ + f];
+        dW2[m * d_ * d_f_ + j * d_f_ + f] += dW2s_[(m * d_f_ + f) * d_ + j];
+      }
+}
+
+} // namespace mft

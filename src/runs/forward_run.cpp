@@ -1,0 +1,64 @@
+#include "mft/runs/forward_run.hpp"
+
+#include "mft/core/error.hpp"
+#include "mft/runs/build_model.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace mft {
+
+ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+                          bool write) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::ostream *out = rank == 0 ? log : nullptr;
+
+  collectively(comm, [&] {
+    if (write) check_new_run_file(comm, config, info, {});
+  });
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Forward, nullptr, &memory);
+  const TokenData &data = model.data;
+  if (out) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
+                  "depth TS %s %s, %lld steps | %d ranks\n",
+                  data.N, data.n, data.d, config.model.heads, config.model.slices,
+                  config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
+                  config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
+                  size);
+    *out << line << "memory: " << memory.summary() << "\n" << std::flush;
+  }
+
+  ForwardResult result;
+  result.tokens_final.resize(data.tokens.size());
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  model.solver->solve(data.tokens.data(), result.tokens_final.data());
+  result.seconds = MPI_Wtime() - t0;
+  result.predictions = model.readout->predict(data, result.tokens_final.data());
+  result.risk = model.readout->risk(data, result.tokens_final.data());
+
+  if (out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "risk = %.17g\n", result.risk);
+    *out << line;
+    std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n",
+                  result.seconds, model.field->evaluations());
+    *out << line << std::flush;
+  }
+
+  if (write) {
+    RunFile file(config.output.file, comm, config, info, data, *model.particles);
+    file.append_snapshot(0, 0.0, *model.particles);
+    file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
+    file.close();
+    if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
+  }
+  return result;
+}
+
+} // namespace mft

@@ -1,0 +1,165 @@
+#include "mft/runs/memory.hpp"
+
+#include "mft/core/error.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace mft {
+namespace {
+
+// Stages of the depth integrator as configured (PETSc's tableaus; an
+// unknown one counts as a large one, so the estimate errs high).
+long long depth_stages(const DepthConfig &c) {
+  if (c.ts_type == "euler") return 1;
+  if (c.ts_type == "ssp") return 5;
+  const std::pair<const char *, long long> table[] = {{"1fe", 1}, {"2a", 2}, {"2b", 2}, {"3", 3},
+                                                      {"3bs", 4}, {"4", 4},  {"5f", 6}, {"5dp", 7},
+                                                      {"5bs", 8}, {"6vr", 9}, {"7vr", 13}, {"8vr", 16}};
+  for (const auto &[name, s] : table)
+    if (c.rk_type == name) return s;
+  return 16;
+}
+
+// MemAvailable of this node, in bytes; 0 when /proc/meminfo has none.
+long double mem_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string name, unit;
+  long double kib = 0;
+  while (in >> name >> kib) {
+    std::getline(in, unit);
+    if (name == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+} // namespace
+
+std::string format_bytes(long double bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, bytes < 10 && u > 0 ? "%.1Lf %s" : "%.0Lf %s", bytes, units[u]);
+  return text;
+}
+
+std::string MemoryEstimate::summary() const {
+  std::string s = "about " + format_bytes(total) + " per rank";
+  if (limit > 0) s += " (limit " + format_bytes(limit) + ": " + limit_from + ")";
+  return s;
+}
+
+MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
+  MemoryLimit limit;
+  if (c.run.max_memory > 0) {
+    limit.bytes = c.run.max_memory;
+    limit.from = "run.max_memory";
+    return limit;
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  const long double available = mem_available();
+  // The tightest node decides, so every rank takes the same decision.
+  double share = available > 0 ? static_cast<double>(available / on_node) : 0.0, tightest = 0.0;
+  MPI_Allreduce(&share, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
+  if (tightest > 0) {
+    limit.bytes = tightest;
+    limit.from = "MemAvailable " + format_bytes(available) + " shared by the node's " +
+                 std::to_string(on_node) + (on_node == 1 ? " rank" : " ranks");
+  }
+  return limit;
+}
+
+MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
+                               int ranks, Job job, const std::string &data_key, const std::string &data_value) {
+  const long double d = c.model.d, d_h = c.model.head_dim, L = c.model.slices, d_f = c.model.mlp_width;
+  const long double heads = (c.model.heads + ranks - 1) / ranks; // this rank's share, at most
+  const long double neurons = (c.model.mlp_particles + ranks - 1) / ranks;
+  const long double state = static_cast<long double>(N) * n * d * sizeof(double);
+  const long double s = depth_stages(c.depth);
+  const long double steps = L * c.depth.steps_per_slice;
+  const long double particles = L * (heads * (2 * d_h * d + d * d) + neurons * 2 * d_f * d) * sizeof(double);
+  const bool trains = job != Job::Forward;
+  const std::string heads_value = std::to_string(c.model.heads);
+
+  MemoryEstimate e;
+  // Tokens, targets, X(1), the solver's state and its 2s + 2 work vectors;
+  // training adds the adjoint's s + 8 vectors of the same size.
+  e.parts.push_back({"token states", state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
+  // The memory trajectory: every step's state and stages.
+  if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
+  // The particles, the kernel's B = Q^T K, V and V^T per head, and the
+  // training vectors (theta, gradient, velocity, the training TS's work).
+  const long double kernel_copies = L * heads * 3 * d * d * sizeof(double);
+  e.parts.push_back({"particles", particles * (trains ? 10 : 1) + kernel_copies, "model.heads", heads_value});
+  const long double block = std::max<long double>(16384, n * heads * d);
+  e.parts.push_back({"kernel workspace", (4 * block + 2 * n * n * heads) * sizeof(double), "model.heads", heads_value});
+  if (job == Job::Ntk || c.ntk.every > 0) {
+    const long double width = job == Job::Ntk ? particles / sizeof(double) : L * heads * d * d;
+    e.parts.push_back({"NTK Jacobian and Gram", (N * width + 3.0L * N * N) * sizeof(double), data_key, data_value});
+  }
+  if (c.data.task == "teacher") {
+    const long long T = c.data.teacher_heads > 0 ? c.data.teacher_heads : c.model.heads;
+    const long double teacher = (T + ranks - 1) / ranks;
+    e.parts.push_back({"teacher particles", L * teacher * 4 * (2 * d_h * d + d * d) * sizeof(double),
+                       c.data.teacher_heads > 0 ? "data.teacher_heads" : "model.heads", std::to_string(T)});
+  }
+  e.parts.push_back({"libraries (MPI, PETSc, HDF5)", 64.0L * (1 << 20), "", ""});
+  for (const MemoryPart &p : e.parts) e.total += p.bytes;
+
+  e.limit = limit.bytes;
+  e.limit_from = limit.from;
+  return e;
+}
+
+void require_fits(const MemoryEstimate &e, const Config &c, long long N, long long n, Job job,
+                  const std::string &data_key, const std::string &data_value) {
+  // Counts that PETSc (32-bit PetscInt) and MPI (int) take.
+  const long double state = static_cast<long double>(N) * n * c.model.d;
+  if (state > INT_MAX)
+    throw InputError(key_error(data_key, data_value,
+                               "N n d = " + std::to_string(N) + " x " + std::to_string(n) + " x " +
+                                   std::to_string(c.model.d) +
+                                   " token values exceed 2^31 - 1, the most one state can index"));
+  const long double global = static_cast<long double>(c.model.slices) *
+                             (static_cast<long double>(c.model.heads) *
+                                  (2 * c.model.head_dim * c.model.d + c.model.d * c.model.d) +
+                              static_cast<long double>(c.model.mlp_particles) * 2 * c.model.mlp_width * c.model.d);
+  if (global > INT_MAX)
+    throw InputError(key_error("model.heads", std::to_string(c.model.heads),
+                               "the model has " + std::to_string(static_cast<long long>(global)) +
+                                   " particle values, more than 2^31 - 1, the most PETSc can index"));
+  if ((job == Job::Ntk || c.ntk.every > 0) && static_cast<long double>(N) * N > INT_MAX)
+    throw InputError(key_error(data_key, data_value, "the NTK Gram matrix of N = " + std::to_string(N) +
+                                                         " sequences has more than 2^31 - 1 entries"));
+  if (e.limit <= 0 || e.total <= e.limit) return;
+
+  std::vector<MemoryPart> parts = e.parts;
+  std::sort(parts.begin(), parts.end(), [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+  std::string list;
+  for (const MemoryPart &p : parts)
+    if (p.bytes >= e.total / 100) list += (list.empty() ? "" : ", ") + p.what + " " + format_bytes(p.bytes);
+  const MemoryPart &largest = *std::find_if(parts.begin(), parts.end(), [](const auto &p) { return !p.key.empty(); });
+  const std::string &top = largest.key;
+  const std::string shrink = top == "model.heads"          ? "model.heads, model.slices or model.head_dim"
+                             : top == "data.teacher_heads" ? "data.teacher_heads"
+                             : top + ", data.tokens, model.d, model.slices or depth.steps_per_slice";
+  const std::string why = "the run needs " + format_bytes(e.total) + " per rank (" + list +
+                          "), more than the " + format_bytes(e.limit) + " a rank may use (" + e.limit_from +
+                          "); reduce " + shrink + (c.run.max_memory > 0 ? "" : ", or set run.max_memory");
+  if (c.run.max_memory > 0)
+    throw InputError(key_error("run.max_memory", std::to_string(c.run.max_memory), why));
+  throw InputError(key_error(largest.key, largest.value, why));
+}
+
+} // namespace mft

@@ -1,0 +1,136 @@
+#include "mft/runs/ntk_run.hpp"
+
+#include "mft/core/error.hpp"
+#include "mft/tasks/families.hpp"
+#include "mft/runs/build_model.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace mft {
+namespace {
+
+void print_values(std::ostream &out, const char *label, const std::vector<double> &v, size_t head) {
+  out << label;
+  char text[32];
+  for (size_t i = 0; i < v.size() && i < head; ++i) {
+    std::snprintf(text, sizeof text, " %.6e", v[i]);
+    out << text;
+  }
+  if (v.size() > 2 * head) out << " ...";
+  for (size_t i = std::max(head, v.size() > head ? v.size() - head : v.size()); i < v.size(); ++i) {
+    std::snprintf(text, sizeof text, " %.6e", v[i]);
+    out << text;
+  }
+  out << "\n";
+}
+
+} // namespace
+
+NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options, const RunInfo &info,
+                     std::ostream *log, bool write) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::ostream *out = rank == 0 ? log : nullptr;
+
+  // --from: the run's configuration, data and snapshot; the command line
+  // chooses only what mft ntk does with them. Every input is checked before
+  // anything is computed or written.
+  RunPoint point;
+  long long row = 0, snapshot_step = 0;
+  double snapshot_tau = 0.0;
+  collectively(comm, [&] {
+    if (!options.from.empty()) {
+      point = inspect_run_file(options.from, "--from", false);
+      Config file_config = config_from_text(point.config, options.from);
+      file_config.ntk = config.ntk;
+      file_config.cgf = config.cgf;
+      file_config.output = config.output;
+      file_config.run = config.run;
+      config = file_config;
+      row = options.snapshot < 0 ? point.snapshots + options.snapshot : options.snapshot;
+      if (row < 0 || row >= point.snapshots)
+        throw InputError(key_error("--snapshot", std::to_string(options.snapshot),
+                                   options.from + " has " + std::to_string(point.snapshots) +
+                                       " complete snapshots"));
+      snapshot_step = point.steps[static_cast<size_t>(row)];
+      snapshot_tau = point.taus[static_cast<size_t>(row)];
+    }
+    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
+  });
+  const StoredData stored{"--from", options.from, point.N, point.n};
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
+  collectively(comm, [&] {
+    check_ntk_part(config.ntk.part, *model.particles);
+    if (!options.from.empty()) {
+      read_run_particles(options.from, "--from", row, *model.particles);
+      model.field->particles_changed();
+    }
+  });
+
+  NtkRunResult result;
+  result.spectrum = ntk_spectrum(comm, model, config.ntk.part);
+  const NtkSpectrum &K = result.spectrum;
+  std::vector<double> points;
+  if (options.cgf) {
+    result.cgf = true;
+    collectively(comm, [&] {
+      points = cgf_points(config.cgf.points, model.data.d, config.cgf.radius, config.data.seed);
+      result.empirical = empirical_cgf_margin(model.data, points, config.cgf.points);
+      if (config.data.task == "families" && has_population_cgf(config.families.kind)) {
+        const std::vector<FamilyMember> members = family_members(config);
+        result.population = cgf_margin(points, config.cgf.points, model.data.d, model.data.N,
+                                       [&](long long i, const double *z) {
+                                         return population_cgf(members[i], z, model.data.d);
+                                       });
+        result.has_population = true;
+      }
+    });
+  }
+
+  if (out) {
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "mft ntk: N=%lld n=%lld d=%lld task %s%s%s | M=%lld heads x L=%lld slices | part %s%s\n",
+                  model.data.N, model.data.n, model.data.d, config.data.task.c_str(),
+                  config.data.task == "families" ? " " : "",
+                  config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
+                  config.model.slices, config.ntk.part.c_str(),
+                  options.from.empty() ? " | initial particles"
+                                       : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
+    *out << line << "memory: " << memory.summary() << "\n";
+    std::snprintf(line, sizeof line,
+                  "NTK K_%s = (M L) J J^T: lambda_min = %.6e, lambda_max = %.6e, lambda_min/lambda_max = %.6e\n",
+                  config.ntk.part.c_str(), K.lambda_min(), K.lambda_max(), K.lambda_min() / K.lambda_max());
+    *out << line;
+    print_values(*out, "eigenvalues (ascending):", K.eigenvalues, 4);
+    if (result.cgf) {
+      std::snprintf(line, sizeof line,
+                    "CGF margin (empirical, n=%lld tokens, %lld points in the ball of radius %g): %.6e\n",
+                    model.data.n, config.cgf.points, config.cgf.radius, result.empirical.margin);
+      *out << line;
+      if (result.has_population) {
+        std::snprintf(line, sizeof line, "CGF margin (population, closed-form Lambda): %.6e\n",
+                      result.population.margin);
+        *out << line;
+      }
+      print_values(*out, "CGF singular values (descending):", result.empirical.singular_values, 4);
+    }
+    *out << std::flush;
+  }
+
+  if (write) {
+    RunFile file(config.output.file, comm, config, info, model.data, *model.particles);
+    file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
+    file.write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, snapshot_step,
+                    result.cgf ? &result.empirical.singular_values : nullptr, &points,
+                    config.cgf.points, model.data.d,
+                    result.has_population ? &result.population.margin : nullptr);
+    file.close();
+    if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
+  }
+  return result;
+}
+
+} // namespace mft

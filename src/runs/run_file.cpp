@@ -1,0 +1,304 @@
+#include "mft/runs/run_file.hpp"
+
+#include "mft/core/error.hpp"
+#include "mft/core/version.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+
+namespace mft {
+namespace {
+
+const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
+const char *const kOptionalHistory[] = {"ntk_lambda_min", "ntk_lambda_max"};
+const char *const kSpecies[] = {"Q", "K", "V", "W1", "W2"};
+
+void write_config(hid_t group, const Config &config) {
+  for (const ConfigEntry &e : config_entries(config))
+    std::visit([&](const auto &v) { h5::write_attribute(group, e.key, v); }, e.value);
+}
+
+// Chunks of one snapshot of a slice, or of as many particles as fit in ~512 KiB.
+std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols) {
+  const long long per = std::max<long long>(1, rows * cols);
+  const long long count = std::clamp<long long>(65536 / per, 1, std::max<long long>(M, 1));
+  return {1, static_cast<hsize_t>(count), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+}
+
+// The species' array, its owned block [begin, count) and its row shape.
+struct SpeciesBlock {
+  const char *name;
+  std::vector<double> *values;
+  long long M, begin, count, rows, cols;
+};
+
+std::vector<SpeciesBlock> species_blocks(Particles &p) {
+  std::vector<SpeciesBlock> out = {
+      {"Q", &p.heads.Q, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
+      {"K", &p.heads.K, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
+      {"V", &p.heads.V, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d, p.heads.d}};
+  if (p.has_mlp()) {
+    const NeuronParticles &n = p.neurons;
+    out.push_back({"W1", &p.neurons.W1, n.M, n.own.begin, n.own.count(), n.d_f, n.d});
+    out.push_back({"W2", &p.neurons.W2, n.M, n.own.begin, n.own.count(), n.d, n.d_f});
+  }
+  return out;
+}
+
+std::vector<hsize_t> block_start(long long row, const SpeciesBlock &b) {
+  return {static_cast<hsize_t>(row), 0, static_cast<hsize_t>(b.begin), 0, 0};
+}
+
+std::vector<hsize_t> block_count(long long L, const SpeciesBlock &b) {
+  return {1, static_cast<hsize_t>(L), static_cast<hsize_t>(b.count), static_cast<hsize_t>(b.rows),
+          static_cast<hsize_t>(b.cols)};
+}
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+} // namespace
+
+RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
+  RunInfo info;
+  for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
+  MPI_Comm_size(comm, &info.ranks);
+  char stamp[32] = "";
+  if (rank_of(comm) == 0) {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  }
+  MPI_Bcast(stamp, sizeof stamp, MPI_CHAR, 0, comm);
+  info.created = stamp;
+  return info;
+}
+
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs) {
+  if (rank_of(comm) != 0) return;
+  inputs.push_back({"--config", info.config_file});
+  if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
+  check_new_output(config.output.file, config.output.overwrite, inputs);
+}
+
+void read_run_particles(const std::string &path, const std::string &key, long long row,
+                        Particles &particles) {
+  h5::Handle file = h5::open_input(path, key);
+  for (const SpeciesBlock &b : species_blocks(particles)) {
+    const std::string name = std::string("/particles/") + b.name;
+    h5::Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+    if (!ds.valid()) throw InputError(key_error(key, path, "has no " + name));
+    h5::read_block(ds, block_start(row, b), block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE,
+                   b.values->data(), false);
+  }
+}
+
+RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
+                 const TokenData &data, const Particles &particles, bool history,
+                 const std::vector<std::string> &extra_history)
+    : path_(path), comm_(comm), created_(true), publish_at_snapshot_(history) {
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
+  });
+  try {
+    file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, path);
+    h5::write_attribute(file_, "format", std::string("mft/1"));
+    h5::write_attribute(file_, "mft_version", std::string(kVersion));
+    h5::write_attribute(file_, "created", info.created);
+    h5::write_attribute(file_, "command_line", info.command_line);
+    h5::write_attribute(file_, "ranks", info.ranks);
+
+    h5::Handle cfg = h5::create_group(file_, "config");
+    write_config(cfg, config);
+
+    h5::Handle grp = h5::create_group(file_, "data");
+    const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
+               d = static_cast<hsize_t>(data.d), d_out = static_cast<hsize_t>(data.d_out);
+    h5::write_dataset(file_, "/data/tokens", {N, n, d}, data.tokens.data(), comm);
+    h5::write_dataset(file_, "/data/targets", {N, d_out}, data.targets.data(), comm);
+
+    particle_group_ = h5::create_group(file_, "particles");
+    h5::write_attribute(particle_group_, "complete", 0LL);
+    particles_["step"] = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
+    particles_["tau"] = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
+    const auto L = static_cast<hsize_t>(particles.heads.L);
+    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) {
+      const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
+                                        static_cast<hsize_t>(b.cols)};
+      particles_[b.name] = h5::create_growing(file_, std::string("/particles/") + b.name, row,
+                                              H5T_IEEE_F64LE, particle_chunk(b.M, b.rows, b.cols));
+    }
+    if (history) {
+      h5::Handle hist = h5::create_group(file_, "history");
+      history_["step"] = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
+      columns_.assign(std::begin(kHistory) + 1, std::end(kHistory));
+      columns_.insert(columns_.end(), extra_history.begin(), extra_history.end());
+      for (const std::string &name : columns_)
+        history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+    }
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+                                         WriterLock lock) {
+  std::unique_ptr<RunFile> f(new RunFile(path, comm));
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
+  });
+  f->file_ = h5::open_parallel(path, comm);
+  f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
+  for (const char *name : {"step", "tau", "Q", "K", "V", "W1", "W2"})
+    if (h5::exists(f->file_, std::string("/particles/") + name))
+      f->particles_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/particles/") + name).c_str(), H5P_DEFAULT));
+  for (const char *name : kHistory) {
+    f->history_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/history/") + name).c_str(), H5P_DEFAULT));
+    if (name != std::string("step")) f->columns_.push_back(name);
+  }
+  for (const char *name : kOptionalHistory) {
+    const std::string p = std::string("/history/") + name;
+    if (!h5::exists(f->file_, p)) continue;
+    f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
+    f->columns_.push_back(name);
+  }
+  // Drop what follows the last complete snapshot (a run killed after it).
+  const auto keep = static_cast<hsize_t>(point.history_rows);
+  for (auto &[name, ds] : f->particles_) h5::set_rows(ds, static_cast<hsize_t>(point.snapshots));
+  for (auto &[name, ds] : f->history_) h5::set_rows(ds, keep);
+  h5::write_attribute(f->particle_group_, "complete", point.snapshots);
+  f->snapshots_ = static_cast<hsize_t>(point.snapshots);
+  f->history_rows_ = keep;
+  f->last_snapshot_step_ = point.step;
+  if (H5Fflush(f->file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path + " failed");
+  return f;
+}
+
+RunFile::~RunFile() {
+  if (file_.valid()) discard();
+}
+
+void RunFile::read_snapshot(long long row, Particles &particles) {
+  const long long L = particles.heads.L;
+  for (const SpeciesBlock &b : species_blocks(particles)) {
+    auto it = particles_.find(b.name);
+    if (it == particles_.end()) throw InputError(key_error("--restart", path_, std::string("has no /particles/") + b.name));
+    h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data());
+  }
+}
+
+void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
+  const hsize_t row = snapshots_++;
+  for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
+  const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
+  h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
+  h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
+  for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
+    h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
+                    block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values->data());
+  write_pending_history();
+  h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
+  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
+  last_snapshot_step_ = step;
+  if (publish_at_snapshot_) publish();
+}
+
+void RunFile::publish() {
+  if (!created_) return;
+  collectively(comm_, [&] {
+    if (rank_of(comm_) == 0) output_.publish();
+  });
+}
+
+void RunFile::append_history(long long step, double tau, double risk, double objective,
+                             double grad_norm, double wall_time, const std::vector<double> &extra) {
+  HistoryRow row{step, {tau, risk, objective, grad_norm, wall_time}};
+  row.values.insert(row.values.end(), extra.begin(), extra.end());
+  row.values.resize(columns_.size(), std::numeric_limits<double>::quiet_NaN());
+  pending_.push_back(std::move(row));
+}
+
+void RunFile::write_pending_history() {
+  if (pending_.empty() || history_.empty()) return;
+  const hsize_t rows = pending_.size(), first = history_rows_;
+  history_rows_ += rows;
+  const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
+  std::vector<long long> steps;
+  std::vector<double> column(rows);
+  for (const HistoryRow &r : pending_) steps.push_back(r.step);
+  h5::set_rows(history_["step"], history_rows_);
+  h5::write_block(history_["step"], {first}, {mine}, H5T_NATIVE_LLONG, steps.data());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    for (hsize_t i = 0; i < rows; ++i) column[i] = pending_[i].values[c];
+    h5::Handle &ds = history_[columns_[c]];
+    h5::set_rows(ds, history_rows_);
+    h5::write_block(ds, {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
+  }
+  pending_.clear();
+}
+
+void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
+                            double risk) {
+  h5::Handle grp = h5::create_group(file_, "forward");
+  const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
+             d = static_cast<hsize_t>(data.d);
+  h5::write_dataset(file_, "/forward/tokens_final", {N, n, d}, X1, comm_);
+  h5::write_dataset(file_, "/forward/predictions", {N, 1}, yhat.data(), comm_);
+  h5::write_attribute(grp, "risk", risk);
+}
+
+void RunFile::write_ntk(long long N, const std::vector<double> &gram,
+                        const std::vector<double> &eigenvalues, const std::string &part,
+                        long long snapshot, const std::vector<double> *cgf_values,
+                        const std::vector<double> *points, long long K, long long d,
+                        const double *population_margin) {
+  h5::Handle grp = h5::create_group(file_, "ntk");
+  const auto n = static_cast<hsize_t>(N);
+  h5::write_dataset(file_, "/ntk/gram", {n, n}, gram.data(), comm_);
+  h5::write_dataset(file_, "/ntk/eigenvalues", {n}, eigenvalues.data(), comm_);
+  h5::write_attribute(grp, "part", part);
+  h5::write_attribute(grp, "snapshot", snapshot);
+  h5::write_attribute(grp, "lambda_min", eigenvalues.front());
+  h5::write_attribute(grp, "lambda_max", eigenvalues.back());
+  if (cgf_values) {
+    h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(cgf_values->size())},
+                      cgf_values->data(), comm_);
+    h5::write_dataset(file_, "/ntk/cgf_points", {static_cast<hsize_t>(K), static_cast<hsize_t>(d)},
+                      points->data(), comm_);
+    h5::write_attribute(grp, "cgf_margin", cgf_values->back() / cgf_values->front());
+    if (population_margin) h5::write_attribute(grp, "cgf_margin_population", *population_margin);
+  }
+}
+
+void RunFile::close() {
+  if (!file_.valid()) return;
+  write_pending_history();
+  particles_.clear();
+  history_.clear();
+  particle_group_.reset();
+  file_.reset();
+  publish();
+  lock_.release();
+  output_.lock().release();
+}
+
+void RunFile::discard() {
+  pending_.clear();
+  particles_.clear();
+  history_.clear();
+  particle_group_.reset();
+  file_.reset();
+  MPI_Barrier(comm_);
+  if (created_ && rank_of(comm_) == 0) output_.remove();
+  lock_.release();
+  MPI_Barrier(comm_);
+}
+
+} // namespace mft

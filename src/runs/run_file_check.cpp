@@ -1,0 +1,191 @@
+// Reading a run file that a restart or mft ntk --from will use: every part
+// is checked on each rank, read-only, before any collective call or write.
+#include "mft/runs/run_file.hpp"
+
+#include "mft/core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mft {
+namespace {
+
+constexpr hsize_t kAny = static_cast<hsize_t>(-1); // a dimension that may take any size
+
+struct Checker {
+  hid_t file;
+  std::string key, path;
+
+  [[noreturn]] void refuse(const std::string &why) const { throw InputError(key_error(key, path, why)); }
+
+  // The dataset at `name`: numeric (or of `type_class`), with `shape`
+  // (kAny: any size), and with `growing`, chunked and extensible along its
+  // first dimension as mft writes it.
+  h5::DatasetInfo dataset(const std::string &name, const std::vector<hsize_t> &shape, bool growing,
+                          H5T_class_t type_class = H5T_NO_CLASS, const std::string &expected = "") const {
+    const h5::DatasetInfo info = h5::describe(file, name);
+    if (const std::string why = info.unreadable(name); !why.empty()) refuse(why);
+    if (type_class != H5T_NO_CLASS && info.type_class != type_class)
+      refuse(name + (type_class == H5T_INTEGER ? " is not integer" : " is not floating-point"));
+    bool fits = info.dims.size() == shape.size();
+    for (size_t i = 0; fits && i < shape.size(); ++i) fits = shape[i] == kAny || shape[i] == info.dims[i];
+    if (!fits) {
+      std::string want = "(";
+      for (size_t i = 0; i < shape.size(); ++i)
+        want += (i ? ", " : "") + (shape[i] == kAny ? std::string("*") : std::to_string(shape[i]));
+      want += shape.size() == 1 ? ",)" : ")";
+      refuse(name + " has shape " + info.shape_text() + ", expected " + want + expected);
+    }
+    if (growing) {
+      bool extensible = info.chunked && info.maxdims[0] == H5S_UNLIMITED;
+      for (size_t i = 1; extensible && i < shape.size(); ++i) extensible = info.maxdims[i] == info.dims[i];
+      if (!extensible) refuse(name + " is not chunked and extensible along its first dimension");
+    }
+    return info;
+  }
+
+  std::vector<double> values(const std::string &name) const {
+    try {
+      return h5::read_doubles(file, name);
+    } catch (const Error &e) {
+      refuse(std::string("reading ") + name + " failed (" + e.what() + ")");
+    }
+  }
+};
+
+// /config rendered as INI text, as config_entries would render it.
+std::map<std::string, std::string> read_config_text(hid_t file) {
+  h5::Handle group(H5Gopen2(file, "config", H5P_DEFAULT));
+  std::map<std::string, std::string> out;
+  for (const std::string &name : h5::attribute_names(group)) {
+    switch (h5::attribute_class(group, name)) {
+    case h5::AttributeClass::String: out[name] = h5::read_string_attribute(group, name); break;
+    case h5::AttributeClass::Integer:
+      out[name] = to_string(ConfigValue(h5::read_integer_attribute(group, name)));
+      break;
+    case h5::AttributeClass::Float:
+      out[name] = to_string(ConfigValue(h5::read_float_attribute(group, name)));
+      break;
+    default: break;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training) {
+  h5::Handle file = h5::open_input(path, key);
+  const Checker check{file, key, path};
+  const bool mft = H5Aexists(file, "format") > 0 &&
+                   h5::attribute_class(file, "format") == h5::AttributeClass::String &&
+                   h5::read_string_attribute(file, "format") == "mft/1";
+  if (!mft) check.refuse("not an mft/1 run file");
+  H5O_info_t object;
+  if (!h5::exists(file, "/config") || H5Oget_info_by_name(file, "/config", &object, H5P_DEFAULT) < 0 ||
+      object.type != H5O_TYPE_GROUP)
+    check.refuse("has no /config group");
+
+  RunPoint point;
+  point.config = read_config_text(file);
+  Config c;
+  try {
+    c = config_from_text(point.config, path);
+  } catch (const InputError &e) {
+    check.refuse(std::string("/config: ") + e.what());
+  }
+  // A restart compares every key that decides what is computed.
+  if (training)
+    for (const ConfigEntry &e : config_entries(Config{}))
+      if (!point.config.count(e.key) && !restart_may_change(e.key)) check.refuse("/config has no key " + e.key);
+  const auto L = static_cast<hsize_t>(c.model.slices), M = static_cast<hsize_t>(c.model.heads),
+             d = static_cast<hsize_t>(c.model.d), d_h = static_cast<hsize_t>(c.model.head_dim),
+             M_f = static_cast<hsize_t>(c.model.mlp_particles), d_f = static_cast<hsize_t>(c.model.mlp_width);
+
+  const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, H5T_NO_CLASS,
+                                    " for model.d = " + std::to_string(d));
+  if (tokens.dims[0] == 0 || tokens.dims[1] == 0) check.refuse("/data/tokens is empty");
+  check.dataset("/data/targets", {tokens.dims[0], 1}, false);
+  point.N = static_cast<long long>(tokens.dims[0]);
+  point.n = static_cast<long long>(tokens.dims[1]);
+
+  // Every /particles dataset grows by one row per snapshot: equal row counts.
+  const std::string model = " for model.slices = " + std::to_string(L) + ", model.heads = " + std::to_string(M) +
+                            ", model.head_dim = " + std::to_string(d_h) + ", model.d = " + std::to_string(d);
+  const auto steps = check.dataset("/particles/step", {kAny}, true, H5T_INTEGER);
+  const hsize_t rows = steps.dims[0];
+  check.dataset("/particles/tau", {rows}, true, H5T_FLOAT, " (one per row of /particles/step)");
+  for (const char *name : {"Q", "K"})
+    check.dataset(std::string("/particles/") + name, {rows, L, M, d_h, d}, true, H5T_FLOAT, model);
+  check.dataset("/particles/V", {rows, L, M, d, d}, true, H5T_FLOAT, model);
+  if (M_f > 0) {
+    const std::string mlp = " for model.mlp_particles = " + std::to_string(M_f) +
+                            ", model.mlp_width = " + std::to_string(d_f);
+    check.dataset("/particles/W1", {rows, L, M_f, d_f, d}, true, H5T_FLOAT, mlp);
+    check.dataset("/particles/W2", {rows, L, M_f, d, d_f}, true, H5T_FLOAT, mlp);
+  }
+  h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
+  long long complete = static_cast<long long>(rows);
+  if (H5Aexists(group, "complete") > 0) {
+    if (h5::attribute_class(group, "complete") != h5::AttributeClass::Integer)
+      check.refuse("the attribute /particles.complete is not an integer");
+    complete = h5::read_integer_attribute(group, "complete");
+  } else if (training) {
+    check.refuse("has no attribute /particles.complete");
+  }
+  if (complete < 1) check.refuse("has no complete particle snapshot");
+  if (complete > static_cast<long long>(rows))
+    check.refuse("/particles.complete = " + std::to_string(complete) + " but /particles/step has " +
+                 std::to_string(rows) + " rows");
+  point.snapshots = complete;
+  point.row = complete - 1;
+  const std::vector<double> step_values = check.values("/particles/step");
+  const std::vector<double> tau_values = check.values("/particles/tau");
+  for (long long r = 0; r < complete; ++r) {
+    if (!std::isfinite(tau_values[r]) || step_values[r] < 0 || (r > 0 && step_values[r] <= step_values[r - 1]))
+      check.refuse("/particles/step and /particles/tau are not increasing steps and finite times");
+    point.steps.push_back(static_cast<long long>(step_values[r]));
+    point.taus.push_back(tau_values[r]);
+  }
+  point.step = point.steps.back();
+  point.tau = point.taus.back();
+  if (!training) return point;
+
+  // /history: one row per step, columns of equal length.
+  if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
+  const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
+  const hsize_t hrows = hsteps.dims[0];
+  for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "ntk_lambda_min", "ntk_lambda_max"}) {
+    const std::string p = std::string("/history/") + name;
+    const bool optional = std::string(name).rfind("ntk_", 0) == 0;
+    if (optional && !h5::exists(file, p)) continue;
+    check.dataset(p, {hrows}, true, H5T_FLOAT, " (one per row of /history/step)");
+  }
+  const std::vector<double> history = check.values("/history/step");
+  for (size_t i = 1; i < history.size(); ++i)
+    if (history[i] <= history[i - 1]) check.refuse("/history/step is not increasing");
+  const auto keep = std::count_if(history.begin(), history.end(),
+                                  [&](double s) { return static_cast<long long>(s) <= point.step; });
+  point.history_rows = keep;
+  point.has_history_row = keep > 0 && static_cast<long long>(history[keep - 1]) == point.step;
+  // Only a run's first snapshot is written before its history row.
+  if (!point.has_history_row && point.row > 0)
+    check.refuse("/history does not reach the last snapshot (step " + std::to_string(point.step) + ")");
+  if (point.has_history_row) point.wall_time = check.values("/history/wall_time")[keep - 1];
+  return point;
+}
+
+TokenData read_run_data(const std::string &path, const std::string &key, long long d) {
+  h5::Handle file = h5::open_input(path, key);
+  const Checker check{file, key, path};
+  TokenData data;
+  const auto shape = check.dataset("/data/tokens", {kAny, kAny, static_cast<hsize_t>(d)}, false);
+  data.N = static_cast<long long>(shape.dims[0]);
+  data.n = static_cast<long long>(shape.dims[1]);
+  data.d = d;
+  data.tokens = check.values("/data/tokens");
+  data.targets = check.values("/data/targets");
+  return data;
+}
+
+} // namespace mft

@@ -1,0 +1,239 @@
+#include "mft/runs/train_run.hpp"
+
+#include "mft/core/error.hpp"
+#include "mft/train/flow.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/analysis/ntk.hpp"
+#include "mft/train/objective.hpp"
+#include "mft/core/signals.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+namespace mft {
+namespace {
+
+constexpr int kWalltime = 1000; // stop reason beside the signal numbers
+
+std::string format_seconds(double s) {
+  char text[32];
+  if (s < 120)
+    std::snprintf(text, sizeof text, "%.1fs", s);
+  else if (s < 7200)
+    std::snprintf(text, sizeof text, "%.1fm", s / 60);
+  else
+    std::snprintf(text, sizeof text, "%.1fh", s / 3600);
+  return text;
+}
+
+// A restarted run must compute the same thing as the run that wrote the file.
+// Before the PETSc options are resolved (`resolved` false) the TS types are
+// not compared yet.
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path,
+                          bool resolved) {
+  for (const ConfigEntry &e : config_entries(config)) {
+    if (restart_may_change(e.key)) continue;
+    if (!resolved && (e.key == "depth.ts_type" || e.key == "depth.rk_type" || e.key == "train.ts_type"))
+      continue;
+    const auto it = point.config.find(e.key);
+    const std::string here = to_string(e.value);
+    if (it == point.config.end())
+      throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
+    if (it->second != here)
+      throw InputError(key_error("--restart", path,
+                                 e.key + " = " + (here.empty() ? "''" : here) + " differs from the file's " +
+                                     (it->second.empty() ? "''" : it->second)));
+  }
+}
+
+void print_header(std::ostream &out, const Config &c, const Model &model, int ranks,
+                  const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
+                  const std::string &output) {
+  char line[700];
+  std::snprintf(line, sizeof line,
+                "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
+                " | depth TS %s %s, k=%lld | train TS %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
+                model.data.N, model.data.n, model.data.d, c.data.task.c_str(), c.model.heads,
+                c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
+                c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
+                c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
+  out << line << "memory: " << memory.summary() << "\n";
+  if (!restart.empty()) {
+    out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
+    if (output != restart) out << ", continued in " << output << " (a copy)";
+    out << "\n";
+  }
+  out << "     step          tau                R                Q        grad_norm    s/step"
+         "   time left\n"
+      << std::flush;
+}
+
+} // namespace
+
+TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+                      bool write, const std::string &restart, bool output_given) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::ostream *out = rank == 0 ? log : nullptr;
+  install_stop_handlers();
+
+  // Every input is checked before anything is computed or written. A
+  // restart continues its file in place, or a copy when output.file names
+  // another file.
+  RunPoint point;
+  const bool copy = !restart.empty() && output_given && !same_file(config.output.file, restart);
+  const std::string output = restart.empty() || copy ? config.output.file : restart;
+  collectively(comm, [&] {
+    if (!restart.empty()) {
+      point = inspect_run_file(restart, "--restart", true);
+      check_restart_config(config, point, restart, false);
+    }
+    if (write && (restart.empty() || copy)) check_new_run_file(comm, config, info, {{"--restart", restart}});
+  });
+  const StoredData stored{"--restart", restart, point.N, point.n};
+  MemoryEstimate memory;
+  Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
+  std::unique_ptr<Objective> objective;
+  std::unique_ptr<GradientFlow> flow;
+  collectively(comm, [&] {
+    objective = std::make_unique<Objective>(comm, model, config.train.lambda);
+    flow = std::make_unique<GradientFlow>(comm, *objective, config.train);
+    config.train.ts_type = flow->ts_type();
+    if (!restart.empty()) check_restart_config(config, point, restart, true);
+  });
+
+  std::unique_ptr<RunFile> file;
+  if (!restart.empty()) {
+    WriterLock lock;
+    if (copy)
+      collectively(comm, [&] {
+        if (rank != 0) return;
+        PendingOutput copied(output, config.output.overwrite);
+        try {
+          copied.fill_from(restart);
+          copied.publish();
+        } catch (...) {
+          copied.remove();
+          throw;
+        }
+        lock = std::move(copied.lock());
+      });
+    file = RunFile::reopen(output, comm, point, std::move(lock));
+    file->read_snapshot(point.row, *model.particles);
+  } else if (write) {
+    std::vector<std::string> extra;
+    if (config.ntk.every > 0) extra = {"ntk_lambda_min", "ntk_lambda_max"};
+    file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra);
+    // The initial particles go to disk before any computation: every file
+    // that exists is readable and restartable.
+    file->append_snapshot(0, 0.0, *model.particles);
+  }
+  const long long steps = config.train.steps, first = point.step;
+  if (out) print_header(*out, config, model, size, restart, point, memory, output);
+
+  TrainResult result;
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
+  double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0;
+  long long last_step = first;
+  int stop_reason = 0;
+
+  flow->set_stop_check([&](long long) {
+    // Every rank's signal flag and wall-time estimate, agreed by all.
+    const double now = MPI_Wtime();
+    step_seconds = now - step_time;
+    step_time = now;
+    int reason = stop_signal();
+    if (config.train.max_walltime > 0 && now - t0 + 2 * step_seconds > config.train.max_walltime)
+      reason = kWalltime;
+    MPI_Allreduce(MPI_IN_PLACE, &reason, 1, MPI_INT, MPI_MAX, comm);
+    stop_reason = reason;
+    return reason != 0;
+  });
+  flow->set_monitor([&](long long step, double tau, const ParticleState &state) {
+    const double now = MPI_Wtime();
+    result.risks.push_back(state.risk);
+    result.last_step = step;
+    // The restart's first row is in the file already (but for a run that
+    // stopped before the history row of its initial snapshot).
+    const bool resumed = !restart.empty() && step == first && point.has_history_row;
+    std::vector<double> ntk;
+    if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
+      // The kernel at these particles; the solves leave the particles as they are.
+      const NtkSpectrum K = ntk_spectrum(comm, model, "V");
+      ntk = {K.lambda_min(), K.lambda_max()};
+      if (out) {
+        char line[160];
+        std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
+                      step, K.lambda_min(), K.lambda_max());
+        *out << line;
+      }
+    }
+    if (file && !resumed) {
+      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, ntk);
+      if ((step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
+          step != file->last_snapshot_step())
+        file->append_snapshot(step, tau, *model.particles);
+    }
+    if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || step == first)) {
+      const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
+      char line[256];
+      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e %9.3f %11s\n", step, tau,
+                    state.risk, state.objective, state.grad_norm, per_step,
+                    step > first ? format_seconds(per_step * (steps - step)).c_str() : "-");
+      *out << line << std::flush;
+      last_time = now;
+      last_step = step;
+    }
+  });
+
+  result.theta_final.resize(static_cast<size_t>(objective->local_size()));
+  model.particles->pack(result.theta_final.data());
+  const double loop_start = MPI_Wtime();
+  try {
+    flow->run(result.theta_final.data(), std::max<long long>(0, steps - first), first);
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &) {
+    // A diverged run keeps its file: the history and snapshots up to the
+    // failure are what its user needs to look at.
+    if (file) file->close();
+    throw;
+  }
+  result.seconds = MPI_Wtime() - loop_start;
+  result.stopped = flow->stopped();
+  result.risk_initial = result.risks.front();
+  result.risk_final = result.risks.back();
+  if (file) file->close();
+
+  if (out) {
+    const long long taken = result.last_step - first;
+    char line[320];
+    std::snprintf(line, sizeof line, "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n",
+                  result.risk_initial, result.risk_final, result.risk_initial / result.risk_final,
+                  format_seconds(result.seconds).c_str(),
+                  taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
+    *out << line;
+    if (result.stopped) {
+      // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
+      // ranks (it cannot forward SIGINT), so a rank cannot tell the two apart.
+      std::string reason = stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason);
+      if (stop_reason == SIGTERM && std::getenv("OMPI_COMM_WORLD_SIZE"))
+        reason = "SIGTERM (from mpirun, which sends it on SIGINT or SIGTERM)";
+      std::snprintf(line, sizeof line,
+                    "stopped by %s after step %lld of %lld; %s holds it: continue with "
+                    "mft train --restart %s\n",
+                    reason.c_str(),
+                    result.last_step, steps, output.c_str(), output.c_str());
+      *out << line;
+    }
+    if (file) *out << "wrote " << output << "\n";
+    *out << std::flush;
+  }
+  return result;
+}
+
+} // namespace mft
