@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
         static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
 
     // Training steps: explicit Euler in tau, one forward and one adjoint each.
-    mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+    mft::Objective objective(MPI_COMM_WORLD, model);
     mft::GradientFlow flow(MPI_COMM_WORLD, objective, config.train);
     std::vector<double> theta(static_cast<size_t>(objective.local_size()));
     model.particles->pack(theta.data());

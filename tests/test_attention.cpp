@@ -2,6 +2,7 @@
 // vectorised exp. Runs on any number of ranks (each owns a block of heads).
 #include "mft/model/attention.hpp"
 #include "mft/core/exp_batch.hpp"
+#include "mft/core/error.hpp"
 #include "mft/model/field.hpp"
 #include "test_support.hpp"
 
@@ -54,7 +55,7 @@ TEST(Attention, ParticlesChangedIsSeen) {
   mft::DepthField field(MPI_COMM_WORLD, N, n, p);
   std::vector<double> F1(N * n * d), F2(N * n * d);
   field.evaluate(0, data.tokens.data(), F1.data());
-  for (double &v : p.heads.V) v *= 2.0;
+  for (double &v : p.heads.V()) v *= 2.0;
   field.particles_changed();
   field.evaluate(0, data.tokens.data(), F2.data());
   for (size_t i = 0; i < F1.size(); ++i) EXPECT_NEAR(F2[i], 2.0 * F1[i], 1e-14);
@@ -69,9 +70,9 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
       mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
   const double c = std::sqrt(1000.0), V[4] = {0.3, -1.2, 0.7, 2.0};
   if (p.heads.own.count() == 1) {
-    p.heads.Q = {c, 0, 0, c};
-    p.heads.K = {c, 0, 0, c};
-    p.heads.V.assign(V, V + 4);
+    p.heads.Q() = {c, 0, 0, c};
+    p.heads.K() = {c, 0, 0, c};
+    p.heads.V().assign(V, V + 4);
   }
   mft::DepthField field(MPI_COMM_WORLD, N, n, p);
   std::vector<double> F(n * d);
@@ -86,7 +87,7 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
 
 TEST(Attention, SoftmaxRowsOfExtremeScores) {
   std::vector<double> S = {1000, -1000, 0, 999, -1e3, -1e3, -1e3, -1e3};
-  mft::softmax_rows(S.data(), 2, 4);
+  mft::make_score_map("softmax", false)->weights(S.data(), 2, 4);
   const double e = std::exp(-1.0);
   EXPECT_NEAR(S[0], 1 / (1 + e), 1e-15);
   EXPECT_EQ(S[1], 0.0);
@@ -110,6 +111,76 @@ TEST(Attention, VectorisedExpAgreesWithStdExp) {
   }
   EXPECT_LT(worst, 4 * 2.220446049250313e-16);
   EXPECT_EQ(y.back(), 0.0);
+}
+
+// Sizes where the kernel batches sequences in several blocks and a
+// remainder (N = 101 sequences of 16 tokens, 8 heads of d = 8: blocks of 16
+// on one rank, 32 on two, 42 on three), for every score map and mask: the
+// velocity and every transposed product against the plain reference.
+class KernelBlocks : public testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
+  const auto [attention, causal] = GetParam();
+  const mft::test::Variant variant{attention == "relu", causal};
+  const long long N = 101, n = 16, d = 8, d_h = 4, M = 8, L = 1;
+  const mft::TokenData data = mft::make_gaussian(N, n, d, 17);
+  const double sigma_qk = attention == "relu" ? 0.3 : 0.5;
+  mft::Particles mine{
+      mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
+  mine.heads.initialise(9, sigma_qk, 0.8);
+  mft::HeadParticles all(L, M, d_h, d, mft::HeadOwnership::block(M, 0, 1));
+  all.initialise(9, sigma_qk, 0.8);
+  mft::FieldOptions options;
+  options.attention = attention;
+  options.causal = causal;
+  mft::DepthField field(MPI_COMM_WORLD, N, n, mine, options);
+
+  std::vector<double> F(N * n * d), ref(N * n * d, 0.0);
+  field.evaluate(0, data.tokens.data(), F.data());
+  for (long long i = 0; i < N; ++i)
+    for (long long m = 0; m < M; ++m)
+      mft::test::reference_head(all.q(0, m), all.k(0, m), all.v(0, m), d_h, d, data.sequence(i), n,
+                                1.0 / M, ref.data() + i * n * d, variant);
+  EXPECT_LT(mft::test::relative_error(F, ref), 1e-13);
+
+  // A cotangent C of the velocity: dX and this rank's dQ, dK, dV.
+  std::vector<double> C(N * n * d);
+  for (size_t q = 0; q < C.size(); ++q) C[q] = std::sin(0.37 * static_cast<double>(q) + 0.1);
+  std::vector<double> dX(N * n * d), dtheta(mine.local_size(), 0.0);
+  field.vjp(0, data.tokens.data(), C.data(), dX.data(), dtheta.data());
+  std::vector<double> dXref(N * n * d, 0.0), dQ(M * d_h * d, 0.0), dK(M * d_h * d, 0.0), dV(M * d * d, 0.0);
+  for (long long i = 0; i < N; ++i)
+    for (long long m = 0; m < M; ++m)
+      mft::test::reference_head_vjp(all.q(0, m), all.k(0, m), all.v(0, m), d_h, d, data.sequence(i), n,
+                                    1.0 / M, C.data() + i * n * d, dQ.data() + m * d_h * d,
+                                    dK.data() + m * d_h * d, dV.data() + m * d * d, dXref.data() + i * n * d,
+                                    variant);
+  EXPECT_LT(mft::test::relative_error(dX, dXref), 1e-12);
+  const long long b = mine.heads.own.begin, c = mine.heads.own.count();
+  const auto part = [&](const std::vector<double> &full, long long per) {
+    return std::vector<double>(full.begin() + b * per, full.begin() + (b + c) * per);
+  };
+  const auto slice = [&](const std::string &name, long long per) {
+    const long long at = mine.offset(name);
+    return std::vector<double>(dtheta.begin() + at, dtheta.begin() + at + c * per);
+  };
+  if (c > 0) {
+    EXPECT_LT(mft::test::relative_error(slice("Q", d_h * d), part(dQ, d_h * d)), 1e-12);
+    EXPECT_LT(mft::test::relative_error(slice("K", d_h * d), part(dK, d_h * d)), 1e-12);
+    EXPECT_LT(mft::test::relative_error(slice("V", d * d), part(dV, d * d)), 1e-12);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ScoreMapsAndMasks, KernelBlocks,
+                         testing::Combine(testing::Values("softmax", "relu"), testing::Bool()));
+
+TEST(Attention, UnknownScoreMapNamesTheKey) {
+  try {
+    mft::make_score_map("sigmoid", false);
+    FAIL() << "no error";
+  } catch (const mft::InputError &e) {
+    EXPECT_EQ(std::string(e.what()), "model.attention = sigmoid: must be one of softmax, relu");
+  }
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 #include "mft/depth/depth.hpp"
 #include "mft/core/error.hpp"
 #include "mft/model/field.hpp"
+#include "mft/runs/build_model.hpp"
+#include "mft/runs/command_line.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -94,9 +96,9 @@ TEST(Depth, OneTokenFollowsTheMatrixExponential) {
   const long long per_slice_qk = heads.own.count() * heads.qk_size();
   const long long per_slice_v = heads.own.count() * heads.v_size();
   for (long long l = 1; l < L; ++l) {
-    std::copy(heads.Q.begin(), heads.Q.begin() + per_slice_qk, heads.Q.begin() + l * per_slice_qk);
-    std::copy(heads.K.begin(), heads.K.begin() + per_slice_qk, heads.K.begin() + l * per_slice_qk);
-    std::copy(heads.V.begin(), heads.V.begin() + per_slice_v, heads.V.begin() + l * per_slice_v);
+    std::copy(heads.Q().begin(), heads.Q().begin() + per_slice_qk, heads.Q().begin() + l * per_slice_qk);
+    std::copy(heads.K().begin(), heads.K().begin() + per_slice_qk, heads.K().begin() + l * per_slice_qk);
+    std::copy(heads.V().begin(), heads.V().begin() + per_slice_v, heads.V().begin() + l * per_slice_v);
   }
   const Matrix E = expm(mean_V(heads, 0), d);
   double vnorm = 0;
@@ -115,7 +117,7 @@ TEST(Depth, UniformAttentionMovesTheMeanLinearly) {
   const long long N = 2, n = 4, d = 3, L = 3, M = 5;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 6);
   mft::HeadParticles heads = make_heads(L, M, 2, d, 4, 0.9, 0.8);
-  std::fill(heads.Q.begin(), heads.Q.end(), 0.0);
+  std::fill(heads.Q().begin(), heads.Q().end(), 0.0);
   const std::vector<double> X1 = solve(heads, data, "rk", 16);
   Matrix flow(d * d, 0.0);
   for (long long i = 0; i < d; ++i) flow[i * d + i] = 1.0;
@@ -188,6 +190,36 @@ TEST(Depth, NonExplicitTypeIsRefused) {
   mft::DepthField field(MPI_COMM_WORLD, data.N, data.n, p);
   EXPECT_THROW({ mft::DepthSolver solver(field, mft::DepthConfig{}); }, mft::InputError);
   PetscOptionsClearValue(nullptr, "-depth_ts_type");
+}
+
+// With the causal mask, token j at s = 1 depends on tokens 1..j alone:
+// changing the last token of every sequence leaves every other token's
+// final state exactly as it was (the masked weights are exact zeros).
+TEST(Depth, CausalMaskKeepsLaterTokensOut) {
+  for (const char *attention : {"softmax", "relu"}) {
+    mft::Config config = mft::parse_config({"--model.d", "4", "--model.head_dim", "3", "--model.heads", "5",
+                                            "--model.slices", "3", "--model.causal", "true",
+                                            "--model.attention", attention, "--init.sigma_qk", "0.4",
+                                            "--data.task", "gaussian", "--data.sequences", "4",
+                                            "--data.tokens", "6"});
+    mft::Model model = mft::build_model(MPI_COMM_WORLD, config, false);
+    const mft::TokenData &data = model.data;
+    std::vector<double> X1(data.tokens.size()), Y1(data.tokens.size());
+    model.solver->solve(data.tokens.data(), X1.data());
+    std::vector<double> changed = data.tokens;
+    for (long long i = 0; i < data.N; ++i)
+      for (long long k = 0; k < data.d; ++k) changed[((i + 1) * data.n - 1) * data.d + k] += 1.5 + k;
+    model.solver->solve(changed.data(), Y1.data());
+    for (long long i = 0; i < data.N; ++i)
+      for (long long j = 0; j < data.n; ++j)
+        for (long long k = 0; k < data.d; ++k) {
+          const long long q = (i * data.n + j) * data.d + k;
+          if (j + 1 < data.n)
+            EXPECT_EQ(X1[q], Y1[q]) << attention << ": sequence " << i << " token " << j;
+          else
+            EXPECT_NE(X1[q], Y1[q]) << attention << ": the last token itself must move";
+        }
+  }
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -20,15 +21,26 @@ int world_rank() {
   return r;
 }
 
+using Args = std::vector<std::string>;
+
+// d = 3, d_h = 2, M = 3, L = 2, N = 3, n = 4; `variant`: further keys (score
+// map, mask, readout.dim, loss).
 mft::Config small_config(const std::string &readout, const std::string &ts, long long k, bool mlp,
-                         const std::string &activation = "gelu") {
+                         const std::string &activation = "gelu", const Args &variant = {}) {
   std::vector<std::string> args = {"--model.d", "3", "--model.head_dim", "2", "--model.heads", "3",
                                    "--model.slices", "2", "--data.task", "gaussian",
                                    "--data.sequences", "3", "--data.tokens", "4", "--init.sigma_qk",
                                    "0.8", "--init.sigma_v", "0.9", "--readout.kind", readout,
                                    "--depth.ts_type", ts, "--depth.steps_per_slice",
                                    std::to_string(k)};
-  if (readout == "mean") args.insert(args.end(), {"--readout.weights", "0.3,-0.5,0.8"});
+  // The relu score map makes the field cubic in the tokens: smaller scores
+  // keep the depth flow far from its blow-up.
+  if (std::find(variant.begin(), variant.end(), "relu") != variant.end()) args[15] = "0.4";
+  const bool vector = std::find(variant.begin(), variant.end(), "--readout.dim") != variant.end();
+  if (readout == "mean")
+    args.insert(args.end(), {"--readout.weights", vector ? "0.3,-0.5,0.8,0.1,0.7,-0.2,-0.6,0.4,0.9"
+                                                         : "0.3,-0.5,0.8"});
+  args.insert(args.end(), variant.begin(), variant.end());
   if (mlp)
     args.insert(args.end(), {"--model.mlp_particles", "2", "--model.mlp_width", "3",
                              "--model.activation", activation, "--init.sigma_w1", "0.7",
@@ -36,15 +48,23 @@ mft::Config small_config(const std::string &readout, const std::string &ts, long
   return mft::parse_config(args);
 }
 
-class FiniteDifferences : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+// R of the model's readout and loss at final tokens X1.
+double risk_at(const mft::Model &model, const std::vector<double> &X1) {
+  const mft::TokenData &data = model.data;
+  return model.loss->risk(model.readout->predict(data, X1.data()), data.targets, data.N, data.d_out,
+                          nullptr);
+}
 
-// relu and huber-relu have kinks; no pre-activation of this problem lies
-// within a finite-difference step of one.
+class FiniteDifferences : public testing::TestWithParam<std::tuple<std::string, std::string, Args>> {};
+
+// relu and huber-relu have kinks, and so has the relu score map; no
+// pre-activation or score of this problem lies within a finite-difference
+// step of one.
 TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
-  const auto [readout, activation] = GetParam();
-  mft::Config config = small_config(readout, "rk", 1, true, activation);
+  const auto [readout, activation, variant] = GetParam();
+  mft::Config config = small_config(readout, "rk", 1, true, activation, variant);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+  mft::Objective objective(MPI_COMM_WORLD, model);
   mft::Particles &p = *model.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());
@@ -56,11 +76,11 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
     long long offset, per, count, begin, M;
   };
   const Kind kinds[] = {
-      {"Q", p.offset_Q(), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"K", p.offset_K(), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"V", p.offset_V(), p.heads.v_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"W1", p.offset_W1(), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M},
-      {"W2", p.offset_W2(), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M}};
+      {"Q", p.offset("Q"), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
+      {"K", p.offset("K"), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
+      {"V", p.offset("V"), p.heads.v_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
+      {"W1", p.offset("W1"), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M},
+      {"W2", p.offset("W2"), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M}};
   const double h = 1e-4;
   for (const Kind &kind : kinds)
     for (long long l = 0; l < p.heads.L; ++l)
@@ -89,10 +109,10 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
     mft::TokenData shifted = model.data;
     shifted.tokens[i] += h;
     model.solver->solve(shifted.tokens.data(), X1.data());
-    const double Rp = model.readout->risk(model.data, X1.data());
+    const double Rp = risk_at(model, X1);
     shifted.tokens[i] -= 2 * h;
     model.solver->solve(shifted.tokens.data(), X1.data());
-    const double Rm = model.readout->risk(model.data, X1.data());
+    const double Rm = risk_at(model, X1);
     const double fd = (Rp - Rm) / (2 * h);
     EXPECT_LE(std::fabs(fd - gx[i]), 1e-5 * std::fabs(gx[i]) + 1e-12)
         << "X(0) entry " << i << ": adjoint " << gx[i] << " vs finite differences " << fd;
@@ -100,8 +120,24 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ReadoutsAndActivations, FiniteDifferences,
-                         testing::Values(std::tuple{"query", "gelu"}, std::tuple{"mean", "gelu"},
-                                         std::tuple{"query", "relu"}, std::tuple{"mean", "huber-relu"}));
+                         testing::Values(std::tuple{"query", "gelu", Args{}}, std::tuple{"mean", "gelu", Args{}},
+                                         std::tuple{"query", "relu", Args{}},
+                                         std::tuple{"mean", "huber-relu", Args{}}));
+
+// The variants of MODEL.md §10, each alone and together.
+const Args kRelu = {"--model.attention", "relu"}, kCausal = {"--model.causal", "true"},
+           kReluCausal = {"--model.attention", "relu", "--model.causal", "true"},
+           kVector = {"--readout.dim", "3"},
+           kCrossEntropy = {"--readout.dim", "3", "--loss.kind", "cross-entropy"},
+           kEverything = {"--model.attention", "relu", "--model.causal", "true", "--readout.dim", "3",
+                          "--loss.kind", "cross-entropy"};
+
+INSTANTIATE_TEST_SUITE_P(Variants, FiniteDifferences,
+                         testing::Values(std::tuple{"query", "gelu", kRelu}, std::tuple{"query", "gelu", kCausal},
+                                         std::tuple{"mean", "gelu", kReluCausal},
+                                         std::tuple{"query", "gelu", kVector}, std::tuple{"mean", "gelu", kVector},
+                                         std::tuple{"query", "gelu", kCrossEntropy},
+                                         std::tuple{"mean", "gelu", kEverything}));
 
 // Backprop through the explicit RK scheme, plainly: forward stages kept, then
 // the stages in reverse, with the field and its products from the reference
@@ -111,11 +147,57 @@ struct Tableau {
   int s;
 };
 
+// The readout and loss of `config`, plainly: R and a(1) = dR/dX(1) from X(1).
+double plain_risk(const mft::Config &config, const mft::TokenData &data, const std::vector<double> &X,
+                  std::vector<double> &a) {
+  const long long N = data.N, n = data.n, d = data.d, d_out = config.readout.dim;
+  const long long c = config.readout_coord();
+  const std::vector<double> W = config.readout_weights();
+  const bool query = config.readout.kind == "query";
+  double risk = 0;
+  a.assign(X.size(), 0.0);
+  for (long long i = 0; i < N; ++i) {
+    std::vector<double> yhat(d_out, 0.0), g(d_out);
+    for (long long o = 0; o < d_out; ++o) {
+      if (query) {
+        yhat[o] = X[(i * n + n - 1) * d + c + o];
+        continue;
+      }
+      for (long long j = 0; j < n; ++j)
+        for (long long q = 0; q < d; ++q) yhat[o] += W[o * d + q] * X[(i * n + j) * d + q] / n;
+    }
+    const double *y = data.targets.data() + i * d_out;
+    if (config.loss.kind == "squared") {
+      for (long long o = 0; o < d_out; ++o) {
+        risk += (yhat[o] - y[o]) * (yhat[o] - y[o]) / (2.0 * N);
+        g[o] = (yhat[o] - y[o]) / N;
+      }
+    } else { // cross-entropy: logsumexp - <y, yhat>
+      double z = 0;
+      for (long long o = 0; o < d_out; ++o) z += std::exp(yhat[o]);
+      risk += std::log(z) / N;
+      for (long long o = 0; o < d_out; ++o) {
+        risk -= y[o] * yhat[o] / N;
+        g[o] = (std::exp(yhat[o]) / z - y[o]) / N;
+      }
+    }
+    for (long long o = 0; o < d_out; ++o) {
+      if (query) {
+        a[(i * n + n - 1) * d + c + o] += g[o];
+        continue;
+      }
+      for (long long j = 0; j < n; ++j)
+        for (long long q = 0; q < d; ++q) a[(i * n + j) * d + q] += g[o] * W[o * d + q] / n;
+    }
+  }
+  return risk;
+}
+
 void plain_backprop(const mft::HeadParticles &all, const mft::TokenData &data, const Tableau &tab,
-                    long long k, const std::vector<double> &a1_of_final_unused, std::vector<double> &dQ,
+                    long long k, const mft::Config &config, std::vector<double> &dQ,
                     std::vector<double> &dK, std::vector<double> &dV, std::vector<double> &dX0,
-                    double &risk, long long coord) {
-  (void)a1_of_final_unused;
+                    double &risk) {
+  const mft::test::Variant variant{config.model.attention == "relu", config.model.causal};
   const long long N = data.N, n = data.n, d = data.d, M = all.M, L = all.L, dh = all.d_h;
   const long long size = N * n * d, steps = L * k;
   const double h = 1.0 / static_cast<double>(steps), scale = 1.0 / static_cast<double>(M);
@@ -124,7 +206,7 @@ void plain_backprop(const mft::HeadParticles &all, const mft::TokenData &data, c
     for (long long i = 0; i < N; ++i)
       for (long long m = 0; m < M; ++m)
         mft::test::reference_head(all.q(l, m), all.k(l, m), all.v(l, m), dh, d, Y.data() + i * n * d,
-                                  n, scale, F.data() + i * n * d);
+                                  n, scale, F.data() + i * n * d, variant);
     return F;
   };
   // Forward, keeping every stage state.
@@ -143,18 +225,12 @@ void plain_backprop(const mft::HeadParticles &all, const mft::TokenData &data, c
     for (int i = 0; i < tab.s; ++i)
       for (long long q = 0; q < size; ++q) X[q] += h * tab.b[i] * Kst[i][q];
   }
-  // Risk and a(1) for the query readout.
-  std::vector<double> a(size, 0.0);
-  risk = 0;
-  for (long long i = 0; i < N; ++i) {
-    const double e = X[(i * n + n - 1) * d + coord] - data.targets[i];
-    risk += e * e / (2.0 * N);
-    a[(i * n + n - 1) * d + coord] = e / N;
-  }
+  std::vector<double> a;
+  risk = plain_risk(config, data, X, a);
   // Reverse.
-  dQ.assign(all.Q.size(), 0.0);
-  dK.assign(all.K.size(), 0.0);
-  dV.assign(all.V.size(), 0.0);
+  dQ.assign(all.Q().size(), 0.0);
+  dK.assign(all.K().size(), 0.0);
+  dV.assign(all.V().size(), 0.0);
   for (long long step = steps - 1; step >= 0; --step) {
     const long long l = step / k;
     std::vector<std::vector<double>> Ybar(tab.s, std::vector<double>(size, 0.0));
@@ -171,7 +247,7 @@ void plain_backprop(const mft::HeadParticles &all, const mft::TokenData &data, c
           mft::test::reference_head_vjp(all.q(l, m), all.k(l, m), all.v(l, m), dh, d,
                                         Y.data() + seq * n * d, n, scale, Kbar.data() + seq * n * d,
                                         dQ.data() + qo, dK.data() + qo, dV.data() + vo,
-                                        Ybar[i].data() + seq * n * d);
+                                        Ybar[i].data() + seq * n * d, variant);
         }
     }
     for (int i = 0; i < tab.s; ++i)
@@ -180,17 +256,18 @@ void plain_backprop(const mft::HeadParticles &all, const mft::TokenData &data, c
   dX0 = a;
 }
 
-class PlainBackprop : public testing::TestWithParam<std::tuple<std::string, long long>> {};
+class PlainBackprop
+    : public testing::TestWithParam<std::tuple<std::string, long long, std::string, Args>> {};
 
 TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
-  const auto [ts, k] = GetParam();
-  mft::Config config = small_config("query", ts, k, false);
+  const auto [ts, k, readout, variant] = GetParam();
+  mft::Config config = small_config(readout, ts, k, false, "gelu", variant);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+  mft::Objective objective(MPI_COMM_WORLD, model);
   mft::Particles &p = *model.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());
-  const mft::ParticleState &state = objective.at(theta.data());
+  const mft::Gradient &state = objective.at(theta.data());
 
   mft::HeadParticles all(p.heads.L, p.heads.M, p.heads.d_h, p.heads.d,
                          mft::HeadOwnership::block(p.heads.M, 0, 1));
@@ -201,15 +278,15 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
                                               4};
   std::vector<double> dQ, dK, dV, dX0;
   double risk = 0;
-  plain_backprop(all, model.data, tab, k, {}, dQ, dK, dV, dX0, risk, config.readout_coord());
+  plain_backprop(all, model.data, tab, k, config, dQ, dK, dV, dX0, risk);
   EXPECT_NEAR(state.risk, risk, 1e-13 * risk);
   EXPECT_LT(mft::test::relative_error(state.dX0, dX0), 1e-11);
 
   // This rank's heads against the same heads of the plain gradient.
   const long long Ml = p.heads.own.count(), qk = p.heads.qk_size(), vv = p.heads.v_size();
   std::vector<double> mine, ref;
-  for (const auto &[offset, per, full] : {std::tuple{p.offset_Q(), qk, &dQ}, std::tuple{p.offset_K(), qk, &dK},
-                                          std::tuple{p.offset_V(), vv, &dV}})
+  for (const auto &[offset, per, full] : {std::tuple{p.offset("Q"), qk, &dQ}, std::tuple{p.offset("K"), qk, &dK},
+                                          std::tuple{p.offset("V"), vv, &dV}})
     for (long long l = 0; l < p.heads.L; ++l)
       for (long long m = 0; m < Ml; ++m)
         for (long long e = 0; e < per; ++e) {
@@ -220,6 +297,12 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, PlainBackprop,
-                         testing::Combine(testing::Values("rk", "euler"), testing::Values(1LL, 3LL)));
+                         testing::Combine(testing::Values("rk", "euler"), testing::Values(1LL, 3LL),
+                                          testing::Values("query"), testing::Values(Args{})));
+INSTANTIATE_TEST_SUITE_P(Variants, PlainBackprop,
+                         testing::Combine(testing::Values("rk"), testing::Values(2LL),
+                                          testing::Values("query", "mean"),
+                                          testing::Values(kRelu, kCausal, kReluCausal, kVector, kCrossEntropy,
+                                                          kEverything)));
 
 } // namespace

@@ -11,13 +11,16 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
 
-mft::Config tiny(std::vector<std::string> extra) {
+using Args = std::vector<std::string>;
+
+mft::Config tiny(std::vector<std::string> extra, const std::string &task = "families") {
   std::vector<std::string> args = {"--model.d", "2", "--model.head_dim", "2", "--model.heads", "3",
-                                   "--model.slices", "2", "--data.task", "families",
+                                   "--model.slices", "2", "--data.task", task,
                                    "--families.kind", "mixture", "--data.sequences", "3",
                                    "--data.tokens", "4", "--init.sigma_v", "0.8",
                                    "--model.mlp_particles", "2", "--model.mlp_width", "2",
@@ -26,11 +29,16 @@ mft::Config tiny(std::vector<std::string> extra) {
   return mft::parse_config(args);
 }
 
-class NtkFiniteDifferences : public testing::TestWithParam<std::string> {};
+// A part, and a variant of the model (vector outputs: rows (i, k), a Gram of
+// N d_out square, on the gaussian task).
+class NtkFiniteDifferences : public testing::TestWithParam<std::tuple<std::string, Args>> {};
 
 TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
-  const std::string part = GetParam();
-  mft::Config c = tiny({"--readout.kind", part == "QK" ? "mean" : "query"});
+  const auto [part, variant] = GetParam();
+  Args args = {"--readout.kind", part == "QK" ? "mean" : "query"};
+  args.insert(args.end(), variant.begin(), variant.end());
+  const bool vector = std::find(variant.begin(), variant.end(), "--readout.dim") != variant.end();
+  mft::Config c = tiny(args, vector ? "gaussian" : "families");
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
   const mft::NtkSpectrum K = mft::ntk_spectrum(MPI_COMM_WORLD, model, part);
   const long long N = K.N;
@@ -40,8 +48,8 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   std::vector<double> theta(p.local_size()), X1(model.data.tokens.size());
   p.pack(theta.data());
   long long begin = 0, end = p.local_size();
-  if (part == "V") begin = p.offset_V(), end = p.offset_W1();
-  if (part == "QK") begin = p.offset_Q(), end = p.offset_V();
+  if (part == "V") begin = p.offset("V"), end = p.offset("W1");
+  if (part == "QK") begin = p.offset("Q"), end = p.offset("V");
   long long count = end - begin, most = 0;
   MPI_Allreduce(&count, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   int rank = 0, size = 1;
@@ -61,10 +69,11 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
       model.field->particles_changed();
       model.solver->solve(model.data.tokens.data(), X1.data());
       const std::vector<double> y = model.readout->predict(model.data, X1.data());
+      ASSERT_EQ(static_cast<long long>(y.size()), N); // rows (i, k) of yhat
       for (long long i = 0; i < N; ++i) column[i] += sign * y[i] / (2 * h);
     }
     if (!mine) continue;
-    const double scale = begin + k < p.offset_W1() ? 3.0 * L : 2.0 * L; // M L or M_f L
+    const double scale = begin + k < p.offset("W1") ? 3.0 * L : 2.0 * L; // M L or M_f L
     for (long long i = 0; i < N; ++i)
       for (long long j = 0; j < N; ++j) gram[i * N + j] += scale * column[i] * column[j];
   }
@@ -79,7 +88,13 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   EXPECT_GT(K.lambda_max(), 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Parts, NtkFiniteDifferences, testing::Values("V", "QK", "all"));
+INSTANTIATE_TEST_SUITE_P(Parts, NtkFiniteDifferences,
+                         testing::Combine(testing::Values("V", "QK", "all"), testing::Values(Args{})));
+INSTANTIATE_TEST_SUITE_P(Variants, NtkFiniteDifferences,
+                         testing::Values(std::tuple{"all", Args{"--readout.dim", "2", "--model.causal", "true"}},
+                                         std::tuple{"V", Args{"--readout.dim", "2", "--model.attention", "relu"}},
+                                         std::tuple{"QK", Args{"--readout.dim", "2", "--model.attention", "relu",
+                                                               "--model.causal", "true"}}));
 
 TEST(Ntk, HasAMeanFieldLimit) {
   // K_V = (M L) J J^T is an average over the M L particles of a per-particle

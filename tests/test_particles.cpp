@@ -57,14 +57,14 @@ TEST(Particles, InitialLawHasTheConfiguredScales) {
     return std::make_pair(mean, std::sqrt(s2 / v.size() - mean * mean));
   };
   // 32000 draws each: the standard error of the std is below 0.5 %.
-  auto [mq, sq] = moments(p.Q);
-  auto [mv, sv] = moments(p.V);
+  auto [mq, sq] = moments(p.Q());
+  auto [mv, sv] = moments(p.V());
   EXPECT_NEAR(mq, 0.0, 0.02);
   EXPECT_NEAR(sq, 0.5, 0.01);
   EXPECT_NEAR(mv, 0.0, 0.08);
   EXPECT_NEAR(sv, 2.0, 0.04);
   p.initialise(7, 0.5, 0.0);
-  for (double v : p.V) EXPECT_EQ(v, 0.0);
+  for (double v : p.V()) EXPECT_EQ(v, 0.0);
 }
 
 TEST(RandomStream, KeysGiveDistinctStreams) {

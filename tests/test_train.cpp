@@ -41,13 +41,13 @@ TEST(Train, EulerStepIsGradientDescent) {
                                 "4", "--model.mlp_width", "3"});
   const mft::TrainResult run = mft::run_train(MPI_COMM_WORLD, c, info(), nullptr, false);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+  mft::Objective objective(MPI_COMM_WORLD, model);
   const std::vector<double> theta0 = initial_theta(c);
   const std::vector<double> g = objective.at(theta0.data()).dR;
   const mft::Particles &p = *model.particles;
   const double ML = 5.0 * 3.0, MfL = 4.0 * 3.0;
   for (size_t i = 0; i < theta0.size(); ++i) {
-    const double scale = static_cast<long long>(i) < p.offset_W1() ? ML : MfL;
+    const double scale = static_cast<long long>(i) < p.offset("W1") ? ML : MfL;
     const double expect = theta0[i] - 0.5 * (scale * g[i] + 0.2 * theta0[i]);
     ASSERT_NEAR(run.theta_final[i], expect, 1e-14 * (1 + std::fabs(expect))) << "entry " << i;
   }
@@ -68,9 +68,9 @@ TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   // data.seed = init.seed and the same width: the teacher is the student.
   mft::Config c = train_config({"--data.seed", "1"});
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model, 0.0);
+  mft::Objective objective(MPI_COMM_WORLD, model);
   std::vector<double> theta = initial_theta(c);
-  const mft::ParticleState &at_teacher = objective.at(theta.data());
+  const mft::Gradient &at_teacher = objective.at(theta.data());
   EXPECT_EQ(at_teacher.risk, 0.0);
   double gmax = 0;
   for (double v : at_teacher.dR) gmax = std::max(gmax, std::fabs(v));

@@ -9,21 +9,23 @@
 namespace mft {
 namespace {
 
-// [begin, end) of group `part` in the flat layout, and the time scale of the
-// species it belongs to; two ranges for `all` (heads, then neurons).
+// [begin, end) of every particle matrix in group `part` (its ntk_part, or
+// every matrix for `all`) in the flat layout, with its species' time scale.
 struct Range {
   long long begin, end;
   double scale;
 };
 
 std::vector<Range> ranges(const std::string &part, const Particles &p) {
-  const double L = static_cast<double>(p.heads.L);
-  const double heads = static_cast<double>(p.heads.M) * L;
-  const double neurons = static_cast<double>(std::max<long long>(p.neurons.M, 1)) * L;
-  if (part == "V") return {{p.offset_V(), p.offset_W1(), heads}};
-  if (part == "QK") return {{p.offset_Q(), p.offset_V(), heads}};
-  if (part == "mlp") return {{p.offset_W1(), p.local_size(), neurons}};
-  return {{p.offset_Q(), p.offset_W1(), heads}, {p.offset_W1(), p.local_size(), neurons}};
+  std::vector<Range> out;
+  long long at = 0;
+  for (const ParticleSpecies *s : p.species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      const auto size = static_cast<long long>(s->values(k).size());
+      if (part == "all" || s->matrices()[k].ntk_part == part) out.push_back({at, at + size, s->time_scale()});
+      at += size;
+    }
+  return out;
 }
 
 } // namespace
@@ -39,7 +41,8 @@ NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
   Particles &p = *model.particles;
   check_ntk_part(part, p);
   const TokenData &data = model.data;
-  const long long N = data.N;
+  // Rows (i, k): output k of sequence i.
+  const long long d_out = data.d_out, N = data.N * d_out;
   const std::vector<Range> group = ranges(part, p);
   long long width = 0;
   for (const Range &r : group) width += r.end - r.begin;
@@ -49,7 +52,7 @@ NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
       dtheta(static_cast<size_t>(p.local_size()));
   for (long long i = 0; i < N; ++i) {
     model.solver->solve(data.tokens.data(), X1.data());
-    model.readout->unit_cotangent(data, i, a1.data());
+    model.readout->unit_cotangent(data, i / d_out, i % d_out, a1.data());
     model.solver->adjoint(a1.data(), nullptr, dtheta.data());
     double *row = J.data() + i * width;
     for (const Range &r : group) {

@@ -53,15 +53,16 @@ std::map<std::string, std::string> read_config_file(const std::string &path, con
 }
 
 long long Config::readout_coord() const {
-  return readout.coord < 0 ? model.d + readout.coord : readout.coord;
+  return readout.coord < 0 ? model.d - readout.dim + 1 + readout.coord : readout.coord;
 }
 
 std::vector<double> Config::readout_weights() const {
   if (!readout.weights.empty()) return readout.weights;
-  std::vector<double> w(static_cast<size_t>(model.d), 0.0);
-  const long long c = readout_coord();
-  if (c >= 0 && c < model.d) w[static_cast<size_t>(c)] = 1.0;
-  return w;
+  const long long d = model.d, c = readout_coord();
+  std::vector<double> W(static_cast<size_t>(readout.dim * d), 0.0);
+  for (long long k = 0; k < readout.dim; ++k)
+    if (c + k >= 0 && c + k < d) W[static_cast<size_t>(k * d + c + k)] = 1.0;
+  return W;
 }
 
 std::vector<ConfigEntry> config_entries(const Config &config) {
@@ -89,23 +90,47 @@ std::string to_string(const ConfigValue &value) {
   return std::visit(render, value);
 }
 
-void validate(const Config &c) {
-  const auto d = c.model.d;
-  if (c.readout.coord >= d || c.readout.coord < -d)
+namespace {
+
+// The checks that need the token dimension d (for data.task = file, the file's).
+void validate_d(const Config &c) {
+  const auto d = c.model.d, d_out = c.readout.dim;
+  const bool by_coordinates = c.readout.kind == "query" || c.readout.weights.empty();
+  if (by_coordinates && d_out > d)
+    throw InputError(key_error("readout.dim", std::to_string(d_out),
+                               "more outputs than model.d = " + std::to_string(d) + " coordinates"));
+  const long long first = c.readout_coord();
+  if (by_coordinates && (first < 0 || first + d_out > d))
     throw InputError(key_error("readout.coord", std::to_string(c.readout.coord),
-                               "out of range for model.d = " + std::to_string(d)));
-  if (!c.readout.weights.empty() && static_cast<long long>(c.readout.weights.size()) != d)
+                               "out of range: coordinates c..c+d_out-1 must lie in 0..d-1 (d = " +
+                                   std::to_string(d) + ", d_out = " + std::to_string(d_out) + ")"));
+  if (!c.readout.weights.empty() && static_cast<long long>(c.readout.weights.size()) != d_out * d)
     throw InputError(key_error("readout.weights", to_string(c.readout.weights),
-                               "needs model.d = " + std::to_string(d) + " values, got " +
-                                   std::to_string(c.readout.weights.size())));
-  if (c.data.task == "icl-linear") {
-    if (d < 2)
-      throw InputError(key_error("model.d", std::to_string(d),
-                                 "data.task = icl-linear needs d >= 2 (inputs and a label)"));
-    if (c.data.tokens < 2)
-      throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
-                                 "data.task = icl-linear needs n >= 2 (examples and a query)"));
-  }
+                               "needs readout.dim x model.d = " + std::to_string(d_out * d) +
+                                   " values, got " + std::to_string(c.readout.weights.size())));
+  if (c.data.task == "icl-linear" && d < d_out + 1)
+    throw InputError(key_error("model.d", std::to_string(d),
+                               "data.task = icl-linear needs d >= readout.dim + 1 (inputs and labels)"));
+}
+
+} // namespace
+
+void validate(const Config &c, bool d_known) {
+  const auto d_out = c.readout.dim;
+  if (d_known) validate_d(c);
+  if (c.loss.kind == "cross-entropy" && d_out < 2)
+    throw InputError(key_error("loss.kind", c.loss.kind,
+                               "cross-entropy needs readout.dim >= 2 classes"));
+  if (c.data.task == "families" && d_out != 1)
+    throw InputError(key_error("readout.dim", std::to_string(d_out),
+                               "data.task = families makes scalar targets (readout.dim = 1)"));
+  if (c.data.task == "families" && c.data.test_sequences > 0)
+    throw InputError(key_error("data.test_sequences", std::to_string(c.data.test_sequences),
+                               "data.task = families spans a parameter range over its N sequences; "
+                               "it has no further sequences to hold out"));
+  if (c.data.task == "icl-linear" && c.data.tokens < 2)
+    throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
+                               "data.task = icl-linear needs n >= 2 (examples and a query)"));
   if (c.cgf.points > 1000000)
     throw InputError(key_error("cgf.points", std::to_string(c.cgf.points), "at most 1000000"));
   if (c.data.task == "file" && c.data.file.empty())
@@ -114,6 +139,7 @@ void validate(const Config &c) {
     throw InputError(key_error("model.mlp_width", "0",
                                "must be positive when model.mlp_particles > 0"));
 }
+
 
 bool restart_may_change(const std::string &key) {
   return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
@@ -137,6 +163,16 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 
 bool is_config_key(const std::string &name) { return find_key(name) != nullptr; }
 
+bool key_added_to_format(const std::string &key) {
+  return key == "model.attention" || key == "model.causal" || key == "readout.dim" ||
+         key == "loss.kind" || key == "data.test_sequences";
+}
+
+std::string default_text(const std::string &key) {
+  const Key *k = find_key(key);
+  return k ? k->default_text : std::string();
+}
+
 void set_config_key(Config &config, const std::string &key, const std::string &text) {
   const Key *k = find_key(key);
   if (!k) throw InputError(key_error(key, text, "unknown key"));
@@ -146,7 +182,7 @@ void set_config_key(Config &config, const std::string &key, const std::string &t
 po::options_description config_key_options() {
   po::options_description desc("Configuration keys (INI: [section] key = value; command line: --section.key value)");
   for (const Key &k : key_table())
-    desc.add_options()(k.name, po::value<std::string>()->default_value(k.default_text), k.help);
+    desc.add_options()(k.name.c_str(), po::value<std::string>()->default_value(k.default_text), k.help.c_str());
   return desc;
 }
 

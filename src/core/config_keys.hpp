@@ -9,13 +9,14 @@
 
 namespace mft::detail {
 
-// One configuration key: its default (as INI text), meaning, and how it is
-// read into and out of Config. key_table() is the only list of keys: help,
-// parsing and the /config group all come from it.
+// One configuration key: its name, default (as INI text, rendered from a
+// default-constructed Config), meaning, and how it is read into and out of
+// Config. key_table() is the only list of keys: help, parsing and the /config
+// group all come from it, and each key is written there once.
 struct Key {
-  const char *name;
-  const char *default_text;
-  const char *help;
+  std::string name;
+  std::string default_text;
+  std::string help;
   std::function<void(Config &, const std::string &)> set;
   std::function<ConfigValue(const Config &)> get;
 };

@@ -1,6 +1,7 @@
 #include "mft/depth/depth.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/petsc_handle.hpp"
 #include "mft/core/petsc_session.hpp"
 
 #include <algorithm>
@@ -35,14 +36,10 @@ PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArray(F, &f));
-  try {
-    ctx->field->evaluate(ctx->slice, x, f);
-  } catch (...) {
-    ctx->error = std::current_exception();
-  }
+  const bool ok = guarded(ctx->error, [&] { ctx->field->evaluate(ctx->slice, x, f); });
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "field evaluation failed");
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "field evaluation failed");
   PetscFunctionReturn(0);
 }
 
@@ -64,9 +61,9 @@ PetscErrorCode DepthPostStep(TS ts) {
   for (PetscInt i = 0; i < n && finite; ++i) finite = std::isfinite(x[i]);
   PetscCall(VecRestoreArrayRead(X, &x));
   if (!finite) {
-    char text[160];
-    std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)",
-                  static_cast<int>(ctx->slice), static_cast<double>(s));
+    char text[320];
+    std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)%s",
+                  static_cast<int>(ctx->slice), static_cast<double>(s), ctx->field->blow_up_hint());
     ctx->error = std::make_exception_ptr(Error(text));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
   }
@@ -92,8 +89,8 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   ctx_.slices = static_cast<PetscInt>(field.slices());
   ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);
 
-  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(field.state_size()), &X_));
-  MFT_PETSC(TSCreate(PETSC_COMM_SELF, &ts_));
+  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(field.state_size()), X_.out()));
+  MFT_PETSC(TSCreate(PETSC_COMM_SELF, ts_.out()));
   MFT_PETSC(TSSetOptionsPrefix(ts_, "depth_"));
   MFT_PETSC(TSSetProblemType(ts_, TS_NONLINEAR));
   MFT_PETSC(TSSetApplicationContext(ts_, &ctx_));
@@ -166,15 +163,6 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   MFT_PETSC(TSSetMaxTime(ts_, 1.0 + 0.5 * h));
   MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
   if (adjoint_) create_adjoint_objects();
-}
-
-DepthSolver::~DepthSolver() {
-  TSDestroy(&ts_);
-  VecDestroy(&X_);
-  MatDestroy(&J_);
-  MatDestroy(&Jp_);
-  VecDestroy(&lambda_);
-  VecDestroy(&mu_);
 }
 
 void DepthSolver::solve(const double *X0, double *X1) {

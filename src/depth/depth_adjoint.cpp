@@ -5,6 +5,7 @@
 #include "mft/depth/depth.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/petsc_handle.hpp"
 #include "mft/core/petsc_session.hpp"
 
 #include <algorithm>
@@ -47,14 +48,12 @@ PetscErrorCode both_products(DepthContext *ctx, Vec lambda, double *dX) {
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(lambda, &l));
   std::fill(ctx->dtheta.begin(), ctx->dtheta.end(), 0.0);
-  try {
+  const bool ok = guarded(ctx->error, [&] {
     ctx->field->vjp(ctx->stage_slice, ctx->stage.data(), l, dX, ctx->dtheta.data());
-  } catch (...) {
-    ctx->error = std::current_exception();
-  }
+  });
   std::copy(l, l + ctx->lambda.size(), ctx->lambda.begin());
   PetscCall(VecRestoreArrayRead(lambda, &l));
-  PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "vector-Jacobian product failed");
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "vector-Jacobian product failed");
   ctx->dtheta_ready = true;
   PetscFunctionReturn(0);
 }
@@ -97,17 +96,17 @@ void DepthSolver::create_adjoint_objects() {
   ctx_.dX_scratch.resize(static_cast<size_t>(n));
   ctx_.lambda.resize(static_cast<size_t>(n));
   ctx_.dtheta.resize(static_cast<size_t>(p));
-  MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, n, n, n, &ctx_, &J_));
+  MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, n, n, n, &ctx_, J_.out()));
   MFT_PETSC(MatShellSetOperation(J_, MATOP_MULT_TRANSPOSE,
                                  reinterpret_cast<void (*)(void)>(JacobianMultTranspose)));
-  MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, p, n, p, &ctx_, &Jp_));
+  MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, p, n, p, &ctx_, Jp_.out()));
   MFT_PETSC(MatShellSetOperation(Jp_, MATOP_MULT_TRANSPOSE,
                                  reinterpret_cast<void (*)(void)>(JacobianPMultTranspose)));
   MFT_PETSC(TSSetRHSJacobian(ts_, J_, J_, DepthRHSJacobian, &ctx_));
   MFT_PETSC(TSSetRHSJacobianP(ts_, Jp_, DepthRHSJacobianP, &ctx_));
-  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, &lambda_));
-  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, p, &mu_));
-  MFT_PETSC(TSSetCostGradients(ts_, 1, &lambda_, &mu_));
+  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, lambda_.out()));
+  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, p, mu_.out()));
+  MFT_PETSC(TSSetCostGradients(ts_, 1, lambda_.slot(), mu_.slot()));
 }
 
 void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {

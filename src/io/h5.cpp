@@ -185,6 +185,18 @@ std::vector<std::string> attribute_names(hid_t obj) {
   return names;
 }
 
+std::vector<std::string> member_names(hid_t group) {
+  H5G_info_t info;
+  check(H5Gget_info(group, &info), "H5Gget_info");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[256];
+    if (H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) > 0)
+      names.emplace_back(name);
+  }
+  return names;
+}
+
 void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
                 hid_t mem_type, void *data, bool collective) {
   Handle file_space(checked(H5Dget_space(dataset), "H5Dget_space"));
@@ -204,24 +216,25 @@ void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vec
   check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr), "H5Dread");
 }
 
-Handle open_parallel(const std::string &path, MPI_Comm comm) {
+Handle open_parallel(const std::string &path, MPI_Comm comm, const std::string &key) {
   silence_errors();
   Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
   check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
   check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
-  if (f < 0) throw InputError(key_error("--restart", path, "HDF5 cannot open the file for writing"));
+  if (f < 0) throw InputError(key_error(key, path, "HDF5 cannot open the file for writing"));
   return Handle(f);
 }
 
-Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &name) {
+Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &key,
+                       const std::string &name) {
   silence_errors();
   Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
   check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), "H5Pset_fapl_mpio");
   // Metadata writes are collective: every rank makes the same calls.
   check(H5Pset_coll_metadata_write(fapl, true), "H5Pset_coll_metadata_write");
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (f < 0) throw InputError(key_error("output.file", name, "HDF5 cannot create the file " + path));
+  if (f < 0) throw InputError(key_error(key, name, "HDF5 cannot create the file " + path));
   return Handle(f);
 }
 

@@ -1,7 +1,6 @@
 #include "mft/model/attention.hpp"
 
 #include "mft/core/blas.hpp"
-#include "mft/core/exp_batch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +14,7 @@ namespace mft {
 // forward
 //   Z = X [B_1 ... B_Ml]          rows (a, m): x_a^T B_m
 //   S = Z X^T                     (n Ml) x n: S[(a,m), b] = s_ab of head m
-//   P = softmax_b(S), stored n x (n Ml) with columns (b, m)
+//   P = score map of S (score_map.hpp), stored n x (n Ml), columns (b, m)
 //   W = X [scale V_m^T]           rows (b, m): scale (V_m x_b)^T
 //   F += P W                      sums over b and m in one GEMM
 // vjp (C: cotangent of F)
@@ -30,9 +29,11 @@ namespace mft {
 // GEMM per sequence; it costs d x d instead of d_h x d per head, the same
 // when d_h = d.
 
-AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale)
+AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale,
+                                 std::unique_ptr<ScoreMap> score_map)
     : N_(N), n_(n), d_(heads.d), d_h_(heads.d_h), L_(heads.L), Ml_(heads.own.count()),
-      scale_(scale) {
+      scale_(scale), score_map_(std::move(score_map)) {
+  score_map_->set_layout(Ml_); // score rows (a, m): query token a = row / Ml
   // Batch enough sequences for the token-side GEMMs to be efficient while
   // the block's workspace stays in cache.
   const long long per_sequence = std::max<long long>(1, 2 * n_ * Ml_ * d_);
@@ -74,33 +75,6 @@ void AttentionKernel::set_particles(const HeadParticles &heads) {
   }
 }
 
-namespace {
-
-// Max-subtracts every row and exponentiates the whole block in one
-// vectorised pass: scores of any size give finite weights.
-void exp_rows(double *S, long long rows, long long n) {
-  for (long long r = 0; r < rows; ++r) {
-    double *s = S + r * n;
-    double mx = s[0];
-    for (long long b = 1; b < n; ++b) mx = std::max(mx, s[b]);
-    for (long long b = 0; b < n; ++b) s[b] -= mx;
-  }
-  exp_nonpositive(S, S, rows * n);
-}
-
-} // namespace
-
-void softmax_rows(double *S, long long rows, long long n) {
-  exp_rows(S, rows, n);
-  for (long long r = 0; r < rows; ++r) {
-    double *s = S + r * n;
-    double sum = 0.0;
-    for (long long b = 0; b < n; ++b) sum += s[b];
-    const double inv = 1.0 / sum;
-    for (long long b = 0; b < n; ++b) s[b] *= inv;
-  }
-}
-
 void AttentionKernel::velocity_block(long long l, long long i0, long long count, const double *X,
                                      double *F) {
   const long long ld = Ml_ * d_, rows = count * n_, nM = n_ * Ml_;
@@ -110,18 +84,15 @@ void AttentionKernel::velocity_block(long long l, long long i0, long long count,
   for (long long i = 0; i < count; ++i) {
     const double *Xi = Xb + i * n_ * d_;
     gemm(false, true, nM, n_, d_, 1.0, Z_.data() + i * n_ * ld, d_, Xi, d_, 0.0, S_.data(), n_);
-    // Softmax, normalised while stored as P[a][b][m] = S[(a, m)][b]:
-    // columns (b, m) for the GEMM with W.
-    exp_rows(S_.data(), nM, n_);
+    // The weights, stored as P[a][b][m] = S[(a, m)][b]: columns (b, m) for
+    // the GEMM with W.
+    score_map_->weights(S_.data(), nM, n_);
     for (long long a = 0; a < n_; ++a) {
       double *Pa = P_.data() + a * nM;
       const double *Sa = S_.data() + a * nM;
       for (long long m = 0; m < Ml_; ++m) {
         const double *s = Sa + m * n_;
-        double sum = 0.0;
-        for (long long b = 0; b < n_; ++b) sum += s[b];
-        const double inv = 1.0 / sum;
-        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = s[b] * inv;
+        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = s[b];
       }
     }
     gemm(false, false, n_, d_, nM, 1.0, P_.data(), nM, W_.data() + i * n_ * ld, d_, 1.0,
@@ -153,16 +124,10 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
     double *dXi = dX + (i0 + i) * n_ * d_;
     double *P = S_.data(), *D = P_.data();
     gemm(false, true, nM, n_, d_, 1.0, Zi, d_, Xi, d_, 0.0, P, n_);
-    softmax_rows(P, nM, n_);
+    score_map_->weights(P, nM, n_);
     gemm(false, false, nM, d_, n_, 1.0, P, n_, Xi, d_, 0.0, Yi, d_);
     gemm(false, true, nM, n_, d_, 1.0, Gi, d_, Xi, d_, 0.0, D, n_);
-    for (long long r = 0; r < nM; ++r) {
-      const double *p = P + r * n_;
-      double *ds = D + r * n_;
-      double dot = 0.0; // <g, ybar> = sum_b P_ab <g, x_b>
-      for (long long b = 0; b < n_; ++b) dot += p[b] * ds[b];
-      for (long long b = 0; b < n_; ++b) ds[b] = p[b] * (ds[b] - dot);
-    }
+    score_map_->cotangent(P, D, nM, n_);
     gemm(false, false, nM, d_, n_, 1.0, D, n_, Xi, d_, 0.0, Ti, d_);
     gemm(true, false, n_, d_, nM, 1.0, D, n_, Zi, d_, 1.0, dXi, d_);
     gemm(true, false, n_, d_, nM, 1.0, P, n_, Gi, d_, 1.0, dXi, d_);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 namespace mft {
 
@@ -16,58 +17,84 @@ HeadOwnership HeadOwnership::block(long long M, int rank, int size) {
   return o;
 }
 
-HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
-                             HeadOwnership own_)
-    : L(L_), M(M_), d_h(d_h_), d(d_), own(own_),
-      Q(static_cast<std::size_t>(L_ * own_.count() * d_h_ * d_)),
-      K(static_cast<std::size_t>(L_ * own_.count() * d_h_ * d_)),
-      V(static_cast<std::size_t>(L_ * own_.count() * d_ * d_)) {}
+ParticleSpecies::ParticleSpecies(std::string name, Species stream, long long L_, long long M_,
+                                 HeadOwnership own_, std::vector<ParticleMatrix> matrices)
+    : L(L_), M(M_), own(own_), name_(std::move(name)), stream_(stream),
+      matrices_(std::move(matrices)) {
+  for (const ParticleMatrix &m : matrices_)
+    values_.emplace_back(static_cast<std::size_t>(L * own.count() * m.size()));
+}
 
-void HeadParticles::initialise(std::uint64_t seed, double sigma_qk, double sigma_v) {
+long long ParticleSpecies::local_size() const {
+  long long n = 0;
+  for (const auto &v : values_) n += static_cast<long long>(v.size());
+  return n;
+}
+
+void ParticleSpecies::initialise(std::uint64_t seed, const std::vector<double> &sigmas) {
   for (long long l = 0; l < L; ++l)
     for (long long m = own.begin; m < own.end; ++m) {
-      RandomStream rng(seed, Species::Heads, static_cast<std::uint64_t>(l),
-                       static_cast<std::uint64_t>(m));
-      const long long local = m - own.begin;
-      double *q_ = q(l, local), *k_ = k(l, local), *v_ = v(l, local);
-      for (long long i = 0; i < qk_size(); ++i) q_[i] = sigma_qk * rng.normal();
-      for (long long i = 0; i < qk_size(); ++i) k_[i] = sigma_qk * rng.normal();
-      for (long long i = 0; i < v_size(); ++i) v_[i] = sigma_v * rng.normal();
+      RandomStream rng(seed, stream_, static_cast<std::uint64_t>(l), static_cast<std::uint64_t>(m));
+      for (size_t k = 0; k < matrices_.size(); ++k) {
+        double *x = at(k, l, m - own.begin);
+        for (long long i = 0; i < matrices_[k].size(); ++i) x[i] = sigmas[k] * rng.normal();
+      }
     }
 }
+
+HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
+                             HeadOwnership own_)
+    : ParticleSpecies("heads", Species::Heads, L_, M_, own_,
+                      {{"Q", d_h_, d_, "QK"}, {"K", d_h_, d_, "QK"}, {"V", d_, d_, "V"}}),
+      d_h(d_h_), d(d_) {}
 
 NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, long long d_,
                                  HeadOwnership own_)
-    : L(L_), M(M_), d_f(d_f_), d(d_), own(own_),
-      W1(static_cast<std::size_t>(L_ * own_.count() * d_f_ * d_)),
-      W2(static_cast<std::size_t>(L_ * own_.count() * d_f_ * d_)) {}
+    : ParticleSpecies("neurons", Species::Neurons, L_, M_, own_,
+                      {{"W1", d_f_, d_, "mlp"}, {"W2", d_, d_f_, "mlp"}}),
+      d_f(d_f_), d(d_) {}
 
-void NeuronParticles::initialise(std::uint64_t seed, double sigma_1, double sigma_2) {
-  for (long long l = 0; l < L; ++l)
-    for (long long m = own.begin; m < own.end; ++m) {
-      RandomStream rng(seed, Species::Neurons, static_cast<std::uint64_t>(l),
-                       static_cast<std::uint64_t>(m));
-      const long long local = m - own.begin;
-      double *a = w1(l, local), *b = w2(l, local);
-      for (long long i = 0; i < w_size(); ++i) a[i] = sigma_1 * rng.normal();
-      for (long long i = 0; i < w_size(); ++i) b[i] = sigma_2 * rng.normal();
-    }
+std::vector<const ParticleSpecies *> Particles::species() const {
+  std::vector<const ParticleSpecies *> out = {&heads};
+  if (has_mlp()) out.push_back(&neurons);
+  return out;
+}
+
+std::vector<ParticleSpecies *> Particles::species() {
+  std::vector<ParticleSpecies *> out = {&heads};
+  if (has_mlp()) out.push_back(&neurons);
+  return out;
 }
 
 long long Particles::local_size() const {
-  return offset_W2() + static_cast<long long>(neurons.W2.size());
+  long long n = 0;
+  for (const ParticleSpecies *s : species()) n += s->local_size();
+  return n;
+}
+
+long long Particles::offset(const std::string &name) const {
+  long long at = 0;
+  for (const ParticleSpecies *s : species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      if (s->matrices()[k].name == name) return at;
+      at += static_cast<long long>(s->values(k).size());
+    }
+  return at; // an absent matrix is empty at the end
 }
 
 void Particles::pack(double *flat) const {
-  for (const auto *v : {&heads.Q, &heads.K, &heads.V, &neurons.W1, &neurons.W2})
-    flat = std::copy(v->begin(), v->end(), flat);
+  for (const ParticleSpecies *s : species())
+    for (size_t k = 0; k < s->matrices().size(); ++k)
+      flat = std::copy(s->values(k).begin(), s->values(k).end(), flat);
 }
 
 void Particles::unpack(const double *flat) {
-  for (auto *v : {&heads.Q, &heads.K, &heads.V, &neurons.W1, &neurons.W2}) {
-    std::copy(flat, flat + v->size(), v->begin());
-    flat += v->size();
-  }
+  for (ParticleSpecies *s : species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      std::vector<double> &v = s->values(k);
+      std::copy(flat, flat + v.size(), v.begin());
+      flat += v.size();
+    }
 }
 
 Particles make_particles(const Config &c, MPI_Comm comm, std::uint64_t seed, long long heads) {

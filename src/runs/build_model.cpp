@@ -2,11 +2,9 @@
 
 #include "mft/core/error.hpp"
 #include "mft/tasks/data.hpp"
-#include "mft/tasks/families.hpp"
-#include "mft/tasks/teacher.hpp"
+#include "mft/tasks/task.hpp"
 #include "mft/runs/run_file.hpp"
 
-#include <tuple>
 
 namespace mft {
 
@@ -18,35 +16,52 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
   Model model;
   collectively(comm, [&] {
     // The sizes first, from the configuration or the file's shapes alone.
-    long long N = config.data.sequences, n = config.data.tokens;
-    std::string key = "data.sequences", value = std::to_string(N);
+    // Held-out sequences count with the training ones (tokens and states).
+    long long N = config.data.sequences + config.data.test_sequences, n = config.data.tokens;
+    std::string key = "data.sequences", value = std::to_string(config.data.sequences);
     if (stored) {
-      N = stored->N, n = stored->n, key = stored->key, value = stored->path;
+      N = stored->N + stored->N_test, n = stored->n, key = stored->key, value = stored->path;
     } else if (config.data.task == "file") {
-      std::tie(N, n) = data_file_shape(config.data.file, config.model.d);
+      const DataFileShape shape = data_file_shape(config.data.file, config.readout.dim);
+      // The file decides d, as it decides N and n; a model.d set otherwise contradicts it.
+      if (config.model.d != ModelConfig{}.d && config.model.d != shape.train.d)
+        throw InputError(key_error("model.d", std::to_string(config.model.d),
+                                   "data.file " + config.data.file + " has tokens of d = " +
+                                       std::to_string(shape.train.d) + " (leave model.d out: the file decides it)"));
+      config.model.d = shape.train.d;
+      N = shape.train.N + shape.test.N, n = shape.train.n;
       key = "data.file", value = config.data.file;
     }
     const MemoryEstimate e = estimate_memory(limit, config, N, n, ranks, job, key, value);
     require_fits(e, config, N, n, job, key, value);
     if (estimate) *estimate = e;
 
-    if (stored)
-      model.data = read_run_data(stored->path, stored->key, config.model.d);
-    else
-      model.data = config.data.task == "teacher"    ? make_teacher_data(config, comm)
-                   : config.data.task == "families" ? make_families(config)
-                                                    : make_data(config.data, config.model.d);
-    config.data.sequences = model.data.N; // task = file: the file decides N and n
+    if (stored) {
+      model.data = read_run_data(stored->path, stored->key, config.model.d, config.readout.dim,
+                                 &model.test_data);
+    } else {
+      TaskData task = make_task_data(config, comm);
+      model.data = std::move(task.train);
+      model.test_data = std::move(task.test);
+    }
+    config.data.sequences = model.data.N; // task = file: the file decides N, n and N_test
     config.data.tokens = model.data.n;
+    config.data.test_sequences = model.test_data.N;
     validate(config);
     model.particles = std::make_unique<Particles>(
         make_particles(config, comm, config.init.seed, config.model.heads));
     model.field = std::make_unique<DepthField>(comm, model.data.N, model.data.n, *model.particles,
-                                               parse_activation(config.model.activation));
+                                               FieldOptions::of(config.model));
     model.solver = std::make_unique<DepthSolver>(*model.field, config.depth, job != Job::Forward);
     config.depth.ts_type = model.solver->ts_type(); // as resolved by the options database
     config.depth.rk_type = model.solver->rk_type();
     model.readout = std::make_unique<Readout>(config);
+    model.loss = make_loss(config.loss.kind);
+    if (model.test_data.N > 0) {
+      model.test_field = std::make_unique<DepthField>(comm, model.test_data.N, model.test_data.n,
+                                                      *model.particles, FieldOptions::of(config.model));
+      model.test_solver = std::make_unique<DepthSolver>(*model.test_field, config.depth, false);
+    }
   });
   return model;
 }

@@ -131,7 +131,7 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
       if (options) options->given.insert(name);
     }
   }
-  validate(c);
+  validate(c, c.data.task != "file"); // a data file decides d
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/runs/build_model.hpp"
+#include "mft/train/objective.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -40,19 +41,38 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   model.solver->solve(data.tokens.data(), result.tokens_final.data());
   result.seconds = MPI_Wtime() - t0;
   result.predictions = model.readout->predict(data, result.tokens_final.data());
-  result.risk = model.readout->risk(data, result.tokens_final.data());
+  result.risk = model.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
+  const bool classifies = model.loss->classifies();
+  const double train_accuracy =
+      classifies ? accuracy(result.predictions, data.targets, data.N, data.d_out) : 0.0;
+  Measure test;
+  if (model.test_solver) test = measure(model, *model.test_solver, model.test_data);
 
   if (out) {
     char line[256];
     std::snprintf(line, sizeof line, "risk = %.17g\n", result.risk);
     *out << line;
+    if (classifies) {
+      std::snprintf(line, sizeof line, "accuracy = %.6f\n", train_accuracy);
+      *out << line;
+    }
+    if (model.test_solver) {
+      std::snprintf(line, sizeof line, "test risk = %.17g (%lld held-out sequences)\n", test.risk,
+                    model.test_data.N);
+      *out << line;
+      if (classifies) {
+        std::snprintf(line, sizeof line, "test accuracy = %.6f\n", test.accuracy);
+        *out << line;
+      }
+    }
     std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n",
                   result.seconds, model.field->evaluations());
     *out << line << std::flush;
   }
 
   if (write) {
-    RunFile file(config.output.file, comm, config, info, data, *model.particles);
+    RunFile file(config.output.file, comm, config, info, data, *model.particles, false, {},
+                 &model.test_data);
     file.append_snapshot(0, 0.0, *model.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
     file.close();

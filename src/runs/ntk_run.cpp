@@ -58,7 +58,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
     }
     if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
-  const StoredData stored{"--from", options.from, point.N, point.n};
+  const StoredData stored{"--from", options.from, point.N, point.n, point.N_test};
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
   collectively(comm, [&] {
@@ -121,7 +121,8 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   }
 
   if (write) {
-    RunFile file(config.output.file, comm, config, info, model.data, *model.particles);
+    RunFile file(config.output.file, comm, config, info, model.data, *model.particles, false, {},
+                 &model.test_data);
     file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
     file.write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, snapshot_step,
                     result.cgf ? &result.empirical.singular_values : nullptr, &points,

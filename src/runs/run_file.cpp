@@ -12,8 +12,9 @@ namespace mft {
 namespace {
 
 const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
-const char *const kOptionalHistory[] = {"ntk_lambda_min", "ntk_lambda_max"};
-const char *const kSpecies[] = {"Q", "K", "V", "W1", "W2"};
+// Columns a run has when its configuration asks for them, in this order.
+const char *const kOptionalHistory[] = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
+                                        "ntk_lambda_max"};
 
 void write_config(hid_t group, const Config &config) {
   for (const ConfigEntry &e : config_entries(config))
@@ -27,23 +28,21 @@ std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols)
   return {1, static_cast<hsize_t>(count), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-// The species' array, its owned block [begin, count) and its row shape.
+// One particle matrix of a species: its array, its owned block [begin,
+// count) of particles and its row shape.
 struct SpeciesBlock {
-  const char *name;
+  std::string name, species;
   std::vector<double> *values;
   long long M, begin, count, rows, cols;
 };
 
 std::vector<SpeciesBlock> species_blocks(Particles &p) {
-  std::vector<SpeciesBlock> out = {
-      {"Q", &p.heads.Q, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
-      {"K", &p.heads.K, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d_h, p.heads.d},
-      {"V", &p.heads.V, p.heads.M, p.heads.own.begin, p.heads.own.count(), p.heads.d, p.heads.d}};
-  if (p.has_mlp()) {
-    const NeuronParticles &n = p.neurons;
-    out.push_back({"W1", &p.neurons.W1, n.M, n.own.begin, n.own.count(), n.d_f, n.d});
-    out.push_back({"W2", &p.neurons.W2, n.M, n.own.begin, n.own.count(), n.d, n.d_f});
-  }
+  std::vector<SpeciesBlock> out;
+  for (ParticleSpecies *s : p.species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      const ParticleMatrix &m = s->matrices()[k];
+      out.push_back({m.name, s->name(), &s->values(k), s->M, s->own.begin, s->own.count(), m.rows, m.cols});
+    }
   return out;
 }
 
@@ -91,7 +90,7 @@ void read_run_particles(const std::string &path, const std::string &key, long lo
                         Particles &particles) {
   h5::Handle file = h5::open_input(path, key);
   for (const SpeciesBlock &b : species_blocks(particles)) {
-    const std::string name = std::string("/particles/") + b.name;
+    const std::string name = "/particles/" + b.name;
     h5::Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!ds.valid()) throw InputError(key_error(key, path, "has no " + name));
     h5::read_block(ds, block_start(row, b), block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE,
@@ -101,13 +100,13 @@ void read_run_particles(const std::string &path, const std::string &key, long lo
 
 RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, bool history,
-                 const std::vector<std::string> &extra_history)
+                 const std::vector<std::string> &extra_history, const TokenData *test_data)
     : path_(path), comm_(comm), created_(true), publish_at_snapshot_(history) {
   collectively(comm, [&] {
     if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
   });
   try {
-    file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, path);
+    file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, "output.file", path);
     h5::write_attribute(file_, "format", std::string("mft/1"));
     h5::write_attribute(file_, "mft_version", std::string(kVersion));
     h5::write_attribute(file_, "created", info.created);
@@ -122,6 +121,11 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
                d = static_cast<hsize_t>(data.d), d_out = static_cast<hsize_t>(data.d_out);
     h5::write_dataset(file_, "/data/tokens", {N, n, d}, data.tokens.data(), comm);
     h5::write_dataset(file_, "/data/targets", {N, d_out}, data.targets.data(), comm);
+    if (test_data && test_data->N > 0) {
+      const auto Nt = static_cast<hsize_t>(test_data->N);
+      h5::write_dataset(file_, "/data/test_tokens", {Nt, n, d}, test_data->tokens.data(), comm);
+      h5::write_dataset(file_, "/data/test_targets", {Nt, d_out}, test_data->targets.data(), comm);
+    }
 
     particle_group_ = h5::create_group(file_, "particles");
     h5::write_attribute(particle_group_, "complete", 0LL);
@@ -131,8 +135,9 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
     for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) {
       const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
                                         static_cast<hsize_t>(b.cols)};
-      particles_[b.name] = h5::create_growing(file_, std::string("/particles/") + b.name, row,
-                                              H5T_IEEE_F64LE, particle_chunk(b.M, b.rows, b.cols));
+      particles_[b.name] = h5::create_growing(file_, "/particles/" + b.name, row, H5T_IEEE_F64LE,
+                                              particle_chunk(b.M, b.rows, b.cols));
+      h5::write_attribute(particles_[b.name], "species", b.species);
     }
     if (history) {
       h5::Handle hist = h5::create_group(file_, "history");
@@ -154,11 +159,13 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm,
   collectively(comm, [&] {
     if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
   });
-  f->file_ = h5::open_parallel(path, comm);
+  f->file_ = h5::open_parallel(path, comm, "--restart");
   f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
-  for (const char *name : {"step", "tau", "Q", "K", "V", "W1", "W2"})
-    if (h5::exists(f->file_, std::string("/particles/") + name))
-      f->particles_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/particles/") + name).c_str(), H5P_DEFAULT));
+  // step, tau and every particle matrix (the datasets with a species).
+  for (const std::string &name : h5::member_names(f->particle_group_)) {
+    h5::Handle ds(H5Dopen2(f->particle_group_, name.c_str(), H5P_DEFAULT));
+    if (name == "step" || name == "tau" || H5Aexists(ds, "species") > 0) f->particles_[name] = std::move(ds);
+  }
   for (const char *name : kHistory) {
     f->history_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/history/") + name).c_str(), H5P_DEFAULT));
     if (name != std::string("step")) f->columns_.push_back(name);
@@ -189,7 +196,7 @@ void RunFile::read_snapshot(long long row, Particles &particles) {
   const long long L = particles.heads.L;
   for (const SpeciesBlock &b : species_blocks(particles)) {
     auto it = particles_.find(b.name);
-    if (it == particles_.end()) throw InputError(key_error("--restart", path_, std::string("has no /particles/") + b.name));
+    if (it == particles_.end()) throw InputError(key_error("--restart", path_, "has no /particles/" + b.name));
     h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data());
   }
 }
@@ -218,10 +225,12 @@ void RunFile::publish() {
 }
 
 void RunFile::append_history(long long step, double tau, double risk, double objective,
-                             double grad_norm, double wall_time, const std::vector<double> &extra) {
+                             double grad_norm, double wall_time,
+                             const std::map<std::string, double> &extra) {
   HistoryRow row{step, {tau, risk, objective, grad_norm, wall_time}};
-  row.values.insert(row.values.end(), extra.begin(), extra.end());
   row.values.resize(columns_.size(), std::numeric_limits<double>::quiet_NaN());
+  for (size_t c = 5; c < columns_.size(); ++c)
+    if (const auto it = extra.find(columns_[c]); it != extra.end()) row.values[c] = it->second;
   pending_.push_back(std::move(row));
 }
 
@@ -250,7 +259,8 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
   const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
              d = static_cast<hsize_t>(data.d);
   h5::write_dataset(file_, "/forward/tokens_final", {N, n, d}, X1, comm_);
-  h5::write_dataset(file_, "/forward/predictions", {N, 1}, yhat.data(), comm_);
+  h5::write_dataset(file_, "/forward/predictions", {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)},
+                    yhat.data(), comm_);
   h5::write_attribute(grp, "risk", risk);
 }
 

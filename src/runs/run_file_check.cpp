@@ -5,6 +5,7 @@
 #include "mft/core/error.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 
 namespace mft {
@@ -97,7 +98,8 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   // A restart compares every key that decides what is computed.
   if (training)
     for (const ConfigEntry &e : config_entries(Config{}))
-      if (!point.config.count(e.key) && !restart_may_change(e.key)) check.refuse("/config has no key " + e.key);
+      if (!point.config.count(e.key) && !restart_may_change(e.key) && !key_added_to_format(e.key))
+        check.refuse("/config has no key " + e.key);
   const auto L = static_cast<hsize_t>(c.model.slices), M = static_cast<hsize_t>(c.model.heads),
              d = static_cast<hsize_t>(c.model.d), d_h = static_cast<hsize_t>(c.model.head_dim),
              M_f = static_cast<hsize_t>(c.model.mlp_particles), d_f = static_cast<hsize_t>(c.model.mlp_width);
@@ -105,9 +107,18 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, H5T_NO_CLASS,
                                     " for model.d = " + std::to_string(d));
   if (tokens.dims[0] == 0 || tokens.dims[1] == 0) check.refuse("/data/tokens is empty");
-  check.dataset("/data/targets", {tokens.dims[0], 1}, false);
+  const auto d_out = static_cast<hsize_t>(c.readout.dim);
+  check.dataset("/data/targets", {tokens.dims[0], d_out}, false, H5T_NO_CLASS,
+                " for readout.dim = " + std::to_string(d_out));
   point.N = static_cast<long long>(tokens.dims[0]);
   point.n = static_cast<long long>(tokens.dims[1]);
+  if (c.data.test_sequences > 0) {
+    const auto Nt = static_cast<hsize_t>(c.data.test_sequences);
+    const std::string held_out = " for data.test_sequences = " + std::to_string(Nt);
+    check.dataset("/data/test_tokens", {Nt, tokens.dims[1], d}, false, H5T_NO_CLASS, held_out);
+    check.dataset("/data/test_targets", {Nt, d_out}, false, H5T_NO_CLASS, held_out);
+    point.N_test = c.data.test_sequences;
+  }
 
   // Every /particles dataset grows by one row per snapshot: equal row counts.
   const std::string model = " for model.slices = " + std::to_string(L) + ", model.heads = " + std::to_string(M) +
@@ -155,10 +166,12 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
   const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
   const hsize_t hrows = hsteps.dims[0];
-  for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "ntk_lambda_min", "ntk_lambda_max"}) {
+  const std::set<std::string> optional = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
+                                          "ntk_lambda_max"};
+  for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "accuracy", "test_risk",
+                           "test_accuracy", "ntk_lambda_min", "ntk_lambda_max"}) {
     const std::string p = std::string("/history/") + name;
-    const bool optional = std::string(name).rfind("ntk_", 0) == 0;
-    if (optional && !h5::exists(file, p)) continue;
+    if (optional.count(name) && !h5::exists(file, p)) continue;
     check.dataset(p, {hrows}, true, H5T_FLOAT, " (one per row of /history/step)");
   }
   const std::vector<double> history = check.values("/history/step");
@@ -175,16 +188,25 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   return point;
 }
 
-TokenData read_run_data(const std::string &path, const std::string &key, long long d) {
+TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
+                        TokenData *test) {
   h5::Handle file = h5::open_input(path, key);
   const Checker check{file, key, path};
-  TokenData data;
-  const auto shape = check.dataset("/data/tokens", {kAny, kAny, static_cast<hsize_t>(d)}, false);
-  data.N = static_cast<long long>(shape.dims[0]);
-  data.n = static_cast<long long>(shape.dims[1]);
-  data.d = d;
-  data.tokens = check.values("/data/tokens");
-  data.targets = check.values("/data/targets");
+  const auto read = [&](const char *tokens, const char *targets) {
+    TokenData data;
+    const auto shape = check.dataset(tokens, {kAny, kAny, static_cast<hsize_t>(d)}, false);
+    data.N = static_cast<long long>(shape.dims[0]);
+    data.n = static_cast<long long>(shape.dims[1]);
+    data.d = d;
+    data.d_out = d_out;
+    data.tokens = check.values(tokens);
+    data.targets = check.values(targets);
+    return data;
+  };
+  TokenData data = read("/data/tokens", "/data/targets");
+  if (test)
+    *test = h5::exists(file, "/data/test_tokens") ? read("/data/test_tokens", "/data/test_targets")
+                                                   : TokenData{0, data.n, d, d_out, {}, {}};
   return data;
 }
 

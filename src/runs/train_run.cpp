@@ -7,6 +7,7 @@
 #include "mft/train/objective.hpp"
 #include "mft/core/signals.hpp"
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,8 @@ void check_restart_config(const Config &config, const RunPoint &point, const std
       continue;
     const auto it = point.config.find(e.key);
     const std::string here = to_string(e.value);
+    if (it == point.config.end() && key_added_to_format(e.key) && here == default_text(e.key))
+      continue; // a file from before the key: it computed with the default
     if (it == point.config.end())
       throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
     if (it->second != here)
@@ -65,9 +68,11 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
     if (output != restart) out << ", continued in " << output << " (a copy)";
     out << "\n";
   }
-  out << "     step          tau                R                Q        grad_norm    s/step"
-         "   time left\n"
-      << std::flush;
+  out << "     step          tau                R                Q        grad_norm";
+  if (model.loss->classifies()) out << "   accuracy";
+  if (model.test_data.N > 0) out << "           test R";
+  if (model.test_data.N > 0 && model.loss->classifies()) out << "   test acc";
+  out << "    s/step   time left\n" << std::flush;
 }
 
 } // namespace
@@ -93,13 +98,13 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     }
     if (write && (restart.empty() || copy)) check_new_run_file(comm, config, info, {{"--restart", restart}});
   });
-  const StoredData stored{"--restart", restart, point.N, point.n};
+  const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Objective> objective;
   std::unique_ptr<GradientFlow> flow;
   collectively(comm, [&] {
-    objective = std::make_unique<Objective>(comm, model, config.train.lambda);
+    objective = std::make_unique<Objective>(comm, model);
     flow = std::make_unique<GradientFlow>(comm, *objective, config.train);
     config.train.ts_type = flow->ts_type();
     if (!restart.empty()) check_restart_config(config, point, restart, true);
@@ -125,8 +130,12 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     file->read_snapshot(point.row, *model.particles);
   } else if (write) {
     std::vector<std::string> extra;
-    if (config.ntk.every > 0) extra = {"ntk_lambda_min", "ntk_lambda_max"};
-    file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra);
+    if (model.loss->classifies()) extra.push_back("accuracy");
+    if (model.test_data.N > 0) extra.push_back("test_risk");
+    if (model.test_data.N > 0 && model.loss->classifies()) extra.push_back("test_accuracy");
+    if (config.ntk.every > 0) extra.insert(extra.end(), {"ntk_lambda_min", "ntk_lambda_max"});
+    file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra,
+                                     &model.test_data);
     // The initial particles go to disk before any computation: every file
     // that exists is readable and restartable.
     file->append_snapshot(0, 0.0, *model.particles);
@@ -160,11 +169,20 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     // The restart's first row is in the file already (but for a run that
     // stopped before the history row of its initial snapshot).
     const bool resumed = !restart.empty() && step == first && point.has_history_row;
-    std::vector<double> ntk;
+    std::map<std::string, double> extra;
+    const bool classifies = model.loss->classifies();
+    if (classifies) extra["accuracy"] = state.accuracy;
+    Measure test;
+    if (model.test_data.N > 0 && !resumed) {
+      test = measure(model, *model.test_solver, model.test_data);
+      extra["test_risk"] = test.risk;
+      if (classifies) extra["test_accuracy"] = test.accuracy;
+    }
     if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
       // The kernel at these particles; the solves leave the particles as they are.
       const NtkSpectrum K = ntk_spectrum(comm, model, "V");
-      ntk = {K.lambda_min(), K.lambda_max()};
+      extra["ntk_lambda_min"] = K.lambda_min();
+      extra["ntk_lambda_max"] = K.lambda_max();
       if (out) {
         char line[160];
         std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
@@ -173,7 +191,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       }
     }
     if (file && !resumed) {
-      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, ntk);
+      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, extra);
       if ((step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
           step != file->last_snapshot_step())
         file->append_snapshot(step, tau, *model.particles);
@@ -181,8 +199,23 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || step == first)) {
       const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
       char line[256];
-      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e %9.3f %11s\n", step, tau,
-                    state.risk, state.objective, state.grad_norm, per_step,
+      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e", step, tau, state.risk,
+                    state.objective, state.grad_norm);
+      *out << line;
+      if (classifies) {
+        std::snprintf(line, sizeof line, " %10.4f", state.accuracy);
+        *out << line;
+      }
+      if (model.test_data.N > 0) {
+        // A resumed row's held-out measures are in the file already.
+        std::snprintf(line, sizeof line, " %16.9e", resumed ? std::nan("") : test.risk);
+        *out << line;
+        if (classifies) {
+          std::snprintf(line, sizeof line, " %10.4f", resumed ? std::nan("") : test.accuracy);
+          *out << line;
+        }
+      }
+      std::snprintf(line, sizeof line, " %9.3f %11s\n", per_step,
                     step > first ? format_seconds(per_step * (steps - step)).c_str() : "-");
       *out << line << std::flush;
       last_time = now;

@@ -2,6 +2,7 @@
 
 #include "mft/depth/depth.hpp"
 #include "mft/core/error.hpp"
+#include "mft/core/petsc_handle.hpp"
 #include "mft/core/petsc_session.hpp"
 
 #include <algorithm>
@@ -10,21 +11,30 @@
 namespace mft {
 namespace {
 
-// Runs the objective at U; an error names the training step.
+// Runs the objective at U and the velocity there (once per new point); an
+// error names the training step.
 PetscErrorCode state_at(TS ts, Vec U, FlowContext *ctx, const ParticleState **state) {
   PetscInt step = 0;
   const PetscScalar *u = nullptr;
   PetscFunctionBeginUser;
   PetscCall(TSGetStepNumber(ts, &step));
   PetscCall(VecGetArrayRead(U, &u));
-  try {
-    *state = &ctx->objective->at(u);
-  } catch (const InputError &) {
-    ctx->error = std::current_exception();
-  } catch (const std::exception &e) {
-    ctx->error = std::make_exception_ptr(
-        Error("training step " + std::to_string(ctx->first_step + step) + ": " + e.what()));
-  }
+  guarded(ctx->error, [&] {
+    try {
+      const Gradient &g = ctx->objective->at(u);
+      if (ctx->velocity_of != ctx->objective->evaluations()) {
+        mean_field_velocity(ctx->objective->comm(), *ctx->objective->model().particles, u, g.dR,
+                            g.risk, ctx->lambda, ctx->velocity);
+        ctx->velocity_of = ctx->objective->evaluations();
+        ctx->state = {g.risk, g.accuracy, ctx->velocity.objective, ctx->velocity.grad_norm};
+      }
+      *state = &ctx->state;
+    } catch (const InputError &) {
+      throw;
+    } catch (const std::exception &e) {
+      throw Error("training step " + std::to_string(ctx->first_step + step) + ": " + e.what());
+    }
+  });
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "training step failed");
   PetscFunctionReturn(0);
@@ -39,11 +49,7 @@ PetscErrorCode FlowMonitorCallback(TS ts, PetscInt step, PetscReal, Vec U, void 
   PetscCall(state_at(ts, U, ctx, &state));
   if (ctx->monitor) {
     const long long global = ctx->first_step + step;
-    try {
-      ctx->monitor(global, static_cast<double>(global) * ctx->dtau, *state);
-    } catch (...) {
-      ctx->error = std::current_exception();
-    }
+    guarded(ctx->error, [&] { ctx->monitor(global, static_cast<double>(global) * ctx->dtau, *state); });
     PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "training monitor failed");
   }
   PetscFunctionReturn(0);
@@ -56,7 +62,7 @@ PetscErrorCode FlowRHSFunction(TS ts, PetscReal, Vec U, Vec F, void *ptr) {
   PetscFunctionBeginUser;
   PetscCall(state_at(ts, U, ctx, &state));
   PetscCall(VecGetArray(F, &f));
-  std::copy(state->velocity.begin(), state->velocity.end(), f);
+  std::copy(ctx->velocity.values.begin(), ctx->velocity.values.end(), f);
   PetscCall(VecRestoreArray(F, &f));
   PetscFunctionReturn(0);
 }
@@ -70,11 +76,7 @@ PetscErrorCode FlowPostStep(TS ts) {
   PetscCall(TSGetStepNumber(ts, &step));
   if (ctx->stop_check) {
     bool stop = false;
-    try {
-      stop = ctx->stop_check(ctx->first_step + step);
-    } catch (...) {
-      ctx->error = std::current_exception();
-    }
+    guarded(ctx->error, [&] { stop = ctx->stop_check(ctx->first_step + step); });
     PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "stop check failed");
     if (stop) {
       ctx->stopped = true;
@@ -88,10 +90,11 @@ PetscErrorCode FlowPostStep(TS ts) {
 
 GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config) {
   ctx_.objective = &objective;
+  ctx_.lambda = config.lambda;
   ctx_.dtau = config.dtau;
   const auto n = static_cast<PetscInt>(objective.local_size());
-  MFT_PETSC(VecCreateMPI(comm, n, PETSC_DETERMINE, &theta_));
-  MFT_PETSC(TSCreate(comm, &ts_));
+  MFT_PETSC(VecCreateMPI(comm, n, PETSC_DETERMINE, theta_.out()));
+  MFT_PETSC(TSCreate(comm, ts_.out()));
   MFT_PETSC(TSSetOptionsPrefix(ts_, "train_"));
   MFT_PETSC(TSSetProblemType(ts_, TS_NONLINEAR));
   MFT_PETSC(TSSetApplicationContext(ts_, &ctx_));
@@ -103,11 +106,6 @@ GradientFlow::GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfi
   MFT_PETSC(TSGetAdapt(ts_, &adapt));
   MFT_PETSC(TSAdaptSetType(adapt, TSADAPTNONE));
   MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
-}
-
-GradientFlow::~GradientFlow() {
-  TSDestroy(&ts_);
-  VecDestroy(&theta_);
 }
 
 long long GradientFlow::run(double *theta, long long steps, long long first_step) {

@@ -1,6 +1,6 @@
 #pragma once
 // The neural tangent kernel of the particle system (MODEL.md §7): for a
-// parameter group G, J_i = d yhat_i / d(G-parameters of all particles) and
+// parameter group G, J_ik = d yhat_ik / d(G-parameters of all particles) and
 //
 //     K_G = (M L) J J^T   (the MLP's particles, in group `all`, weigh M_f L),
 //
@@ -17,7 +17,7 @@
 namespace mft {
 
 struct NtkSpectrum {
-  long long N = 0;
+  long long N = 0;                 // rows: N d_out, row i d_out + k for output k of sequence i
   std::vector<double> gram;        // N x N, row-major (the same on every rank)
   std::vector<double> eigenvalues; // ascending
   double lambda_min() const { return eigenvalues.front(); }

@@ -22,6 +22,8 @@ struct ModelConfig {
   long long mlp_width = 0;     // d_f
   long long mlp_particles = 0; // M_f (0: attention only)
   std::string activation = "relu";
+  std::string attention = "softmax"; // score map: softmax | relu
+  bool causal = false;               // token i attends to tokens 1..i only
 };
 
 struct DepthConfig {
@@ -32,8 +34,13 @@ struct DepthConfig {
 
 struct ReadoutConfig {
   std::string kind = "query";  // query | mean
-  long long coord = -1;        // c, 0-based; negative counts from the end
-  std::vector<double> weights; // w for `mean`; empty: the unit vector e_c
+  long long dim = 1;           // d_out
+  long long coord = -1;        // c, 0-based; negative: the block ends that far from the end
+  std::vector<double> weights; // W (d_out x d) for `mean`; empty: rows e_c .. e_{c+d_out-1}
+};
+
+struct LossConfig {
+  std::string kind = "squared"; // squared | cross-entropy
 };
 
 struct InitConfig {
@@ -48,6 +55,7 @@ struct DataConfig {
   std::string task = "icl-linear"; // icl-linear | gaussian | teacher | file
   long long sequences = 64;        // N
   long long tokens = 16;           // n
+  long long test_sequences = 0;    // held-out sequences (task file: the file's)
   std::uint64_t seed = 2;
   std::string file; // for task = file
   long long teacher_heads = 0; // teacher width; 0: model.heads
@@ -95,6 +103,7 @@ struct Config {
   ModelConfig model;
   DepthConfig depth;
   ReadoutConfig readout;
+  LossConfig loss;
   InitConfig init;
   DataConfig data;
   TrainConfig train;
@@ -104,9 +113,11 @@ struct Config {
   OutputConfig output;
   RunConfig run;
 
-  // The readout coordinate c in [0, d), negative values counted from the end.
+  // The first readout coordinate c in [0, d - d_out]; a negative value puts
+  // the block's end that far from the end (-1: the last d_out coordinates).
   long long readout_coord() const;
-  // The readout vector w (length d): readout.weights, or e_c when empty.
+  // The readout matrix W (d_out x d, row-major): readout.weights, or the rows
+  // e_c .. e_{c+d_out-1} when empty.
   std::vector<double> readout_weights() const;
 };
 
@@ -151,9 +162,16 @@ std::map<std::string, std::string> read_config_file(const std::string &path, con
 // Every key as a Boost.Program_options option with its default and help.
 boost::program_options::options_description config_key_options();
 
+// Keys added to the mft/1 format after its first files: a run file without
+// one was computed with the key's default.
+bool key_added_to_format(const std::string &key);
+// A key's default as INI text.
+std::string default_text(const std::string &key);
+
 // Cross-key checks (called by parse_config; again after data.task = file
-// resolved N and n from the file).
-void validate(const Config &config);
+// resolved N, n and d from the file). Without `d_known` the checks that need
+// the token dimension (readout coordinates and weights) wait for it.
+void validate(const Config &config, bool d_known = true);
 
 // The table of keys with their defaults and meaning, for --help.
 std::string config_help();

@@ -16,6 +16,8 @@
 #include "mft/core/config.hpp"
 #include "mft/model/field.hpp"
 
+#include "mft/core/petsc_handle.hpp"
+
 #include <petscts.h>
 
 #include <exception>
@@ -50,7 +52,6 @@ public:
   // Jacobian shells are set for adjoint(). Throws InputError for a type that
   // is not an explicit one-step method, or has no adjoint when one is needed.
   DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint = false);
-  ~DepthSolver();
   DepthSolver(const DepthSolver &) = delete;
   DepthSolver &operator=(const DepthSolver &) = delete;
 
@@ -74,10 +75,10 @@ private:
   void create_adjoint_objects();
 
   DepthContext ctx_;
-  TS ts_ = nullptr;
-  Vec X_ = nullptr;
-  Mat J_ = nullptr, Jp_ = nullptr;
-  Vec lambda_ = nullptr, mu_ = nullptr;
+  PetscTS ts_;
+  PetscVec X_;
+  PetscMat J_, Jp_;
+  PetscVec lambda_, mu_;
   bool adjoint_ = false;
   std::string ts_type_, rk_type_;
   PetscInt stages_ = 1;

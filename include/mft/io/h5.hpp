@@ -72,6 +72,8 @@ std::string read_string_attribute(hid_t obj, const std::string &name);
 long long read_integer_attribute(hid_t obj, const std::string &name);
 std::vector<double> read_float_attribute(hid_t obj, const std::string &name); // scalar: one value
 std::vector<std::string> attribute_names(hid_t obj);
+// Names of the links in a group, in name order.
+std::vector<std::string> member_names(hid_t group);
 
 // Reads this rank's block (start/count over every dimension) of a dataset
 // as float64 or int64 (`mem_type`); collective on a file opened with
@@ -79,14 +81,17 @@ std::vector<std::string> attribute_names(hid_t obj);
 void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
                 hid_t mem_type, void *data, bool collective = true);
 
-// Opens an existing file read-write with the MPI-IO driver on comm.
-Handle open_parallel(const std::string &path, MPI_Comm comm);
+// Opens an existing file read-write with the MPI-IO driver on comm;
+// InputError `key = path: why` when it cannot.
+Handle open_parallel(const std::string &path, MPI_Comm comm, const std::string &key);
 
 // --- writing (collective on the file's communicator) ----------------------
 
-// Creates (truncates) a file with the MPI-IO driver on comm; errors name
-// `name` (the file's final name when it is built under another).
-Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &name);
+// Creates (truncates) a file with the MPI-IO driver on comm; errors read
+// `key = name: why` (name: the file's final name when it is built under
+// another).
+Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string &key,
+                       const std::string &name);
 Handle create_group(hid_t parent, const std::string &name);
 
 void write_attribute(hid_t obj, const std::string &name, long long value);

@@ -5,11 +5,12 @@
 // One head theta = (Q, K, V) moves token x_a of a sequence (tokens x_b) by
 //
 //     phi_theta[mu](x_a) = V ybar_a,  ybar_a = sum_b P_ab x_b,
-//     P_ab = softmax_b(s_ab),         s_ab = <Q x_a, K x_b> = x_a^T B x_b, B = Q^T K,
+//     P_ab = score map of s_ab,       s_ab = <Q x_a, K x_b> = x_a^T B x_b, B = Q^T K,
 //
 // and the slice's velocity is `scale` (1/M, or 1/(2M) beside the MLP) times
 // the sum over heads. For the cotangent c_a of a head's output (times scale),
-// with g_a = scale V^T c_a and ds_ab = P_ab (<g_a, x_b> - <g_a, ybar_a>):
+// with g_a = scale V^T c_a and ds_ab the score map's cotangent (softmax:
+// P_ab (<g_a, x_b> - <g_a, ybar_a>); score_map.hpp has them all):
 //
 //     dV  = scale sum_a c_a ybar_a^T
 //     dB  = sum_ab ds_ab x_a x_b^T,   dQ = K dB^T,   dK = Q dB
@@ -18,6 +19,9 @@
 // Both directions are batched so that almost all flops are BLAS-3 (the
 // layouts are in attention.cpp).
 #include "mft/model/particles.hpp"
+#include "mft/model/score_map.hpp"
+
+#include <memory>
 
 #include <vector>
 
@@ -25,8 +29,10 @@ namespace mft {
 
 class AttentionKernel {
 public:
-  // N sequences of n tokens; `scale` weighs each head (1/M, or 1/(2M)).
-  AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale);
+  // N sequences of n tokens; `scale` weighs each head (1/M, or 1/(2M));
+  // `score_map` turns scores into weights (and masks them).
+  AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale,
+                  std::unique_ptr<ScoreMap> score_map);
 
   // Recomputes the per-slice products of the particles (B_m = Q_m^T K_m,
   // scale V_m^T and scale V_m). Call after the particles change; the kernel
@@ -40,13 +46,15 @@ public:
   // For the cotangent C (N x n x d) of the velocity of slice l at tokens X:
   // dX += (dF/dX)^T C from this rank's heads (the caller sums over ranks), and
   // dQ, dK, dV (this rank's heads of slice l, layout [m][rows][cols]) +=
-  // (dF/dtheta)^T C. The softmax is evaluated once for both.
+  // (dF/dtheta)^T C. The weights are evaluated once for both.
   void add_vjp(long long l, const double *X, const double *C, double *dX, double *dQ, double *dK,
                double *dV);
 
   // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
   // scores, P x, V y), for this rank's heads.
   double model_flops() const;
+
+  const ScoreMap &score_map() const { return *score_map_; }
 
 private:
   void velocity_block(long long l, long long i0, long long count, const double *X, double *F);
@@ -55,6 +63,7 @@ private:
 
   long long N_, n_, d_, d_h_, L_, Ml_;
   double scale_;
+  std::unique_ptr<ScoreMap> score_map_;
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
   std::vector<double> B_;  // per slice: d x (Ml d), block m = Q_m^T K_m
@@ -69,9 +78,5 @@ private:
   std::vector<double> P_;  // forward: n x (n Ml), columns (b, m); vjp: ds, rows (a, m)
   std::vector<double> dB_, dVc_; // d x (Ml d): parameter cotangents of a slice
 };
-
-// Softmax of each of `rows` rows of length n, in place, max-subtracted so
-// that scores of any size give finite weights.
-void softmax_rows(double *S, long long rows, long long n);
 
 } // namespace mft

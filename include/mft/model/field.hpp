@@ -6,22 +6,32 @@
 //
 //   attention only:  F = (1/M) sum_m phi_{theta_m}
 //   with the MLP:    F = (1/2) ((1/M) sum_m phi_{theta_m} + (1/M_f) sum_m h_{w_m})
+#include "mft/core/config.hpp"
 #include "mft/model/attention.hpp"
 #include "mft/model/mlp.hpp"
 #include "mft/model/particles.hpp"
 
 #include <mpi.h>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mft {
+
+// The variant of the field (MODEL.md §10): score map, mask, MLP activation.
+struct FieldOptions {
+  std::string attention = "softmax"; // model.attention
+  bool causal = false;               // model.causal
+  Activation activation = Activation::Relu;
+  static FieldOptions of(const ModelConfig &model);
+};
 
 class DepthField {
 public:
   // comm: the ranks that share the particles (each owns a block of every
   // slice). `particles` must outlive the field.
   DepthField(MPI_Comm comm, long long N, long long n, const Particles &particles,
-             Activation activation = Activation::Relu);
+             const FieldOptions &options = {});
 
   // The particles changed (training): refresh the kernels' per-slice products.
   void particles_changed();
@@ -40,6 +50,8 @@ public:
   // Flops of one evaluation summed over all ranks, as MODEL.md §3 counts.
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
+  // Why tokens of this field may blow up in finite depth ("" when they cannot).
+  const char *blow_up_hint() const { return attention_.score_map().blow_up_hint(); }
   const Particles &particles() const { return particles_; }
 
 private:

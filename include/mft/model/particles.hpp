@@ -1,15 +1,22 @@
 #pragma once
-// Head particles theta_lm = (Q, K, V) over depth slices, and which rank owns
-// which heads (MODEL.md §2, §9).
+// Particles over depth slices (MODEL.md §2, §9): every species has M
+// particles in each of L slices, each particle the same list of matrices
+// (heads: Q, K, V; neurons: W1, W2), and each rank owns a block of every
+// slice. Generic code (packing, initialisation, weight decay, finite checks,
+// the NTK's parameter groups, the run file, and through the file's species
+// attribute the Python reader) iterates over Particles::species() and their
+// matrices; only the field's kernels know what a species computes.
 #include "mft/core/config.hpp"
+#include "mft/core/rng.hpp"
 
 #include <mpi.h>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mft {
 
-// Rank r of P owns the contiguous block [begin, end) of heads in every
+// Rank r of P owns the contiguous block [begin, end) of particles in every
 // slice. M need not divide by P; a rank may own none.
 struct HeadOwnership {
   long long M = 0;
@@ -19,80 +26,113 @@ struct HeadOwnership {
   static HeadOwnership block(long long M, int rank, int size);
 };
 
-// The heads of every slice that this rank owns. Layout of each array:
-// [l][m - begin][rows][cols], C order, i.e. exactly this rank's hyperslab of
-// the file's (L, M, rows, cols) particle datasets.
-class HeadParticles {
-public:
-  HeadParticles(long long L, long long M, long long d_h, long long d, HeadOwnership own);
-
-  // Draws this rank's particles from rho_0: Q, K entries N(0, sigma_qk^2),
-  // V entries N(0, sigma_v^2), in that order, from the stream
-  // (seed, Heads, l, m).
-  void initialise(std::uint64_t seed, double sigma_qk, double sigma_v);
-
-  long long L, M, d_h, d;
-  HeadOwnership own;
-
-  std::vector<double> Q, K, V;
-
-  long long qk_size() const { return d_h * d; }
-  long long v_size() const { return d * d; }
-  double *q(long long l, long long local) { return Q.data() + (l * own.count() + local) * qk_size(); }
-  double *k(long long l, long long local) { return K.data() + (l * own.count() + local) * qk_size(); }
-  double *v(long long l, long long local) { return V.data() + (l * own.count() + local) * v_size(); }
-  const double *q(long long l, long long local) const {
-    return Q.data() + (l * own.count() + local) * qk_size();
-  }
-  const double *k(long long l, long long local) const {
-    return K.data() + (l * own.count() + local) * qk_size();
-  }
-  const double *v(long long l, long long local) const {
-    return V.data() + (l * own.count() + local) * v_size();
-  }
+// One matrix that every particle of a species holds.
+struct ParticleMatrix {
+  std::string name;     // the /particles dataset: Q, K, V, W1, W2
+  long long rows = 0, cols = 0;
+  std::string ntk_part; // the NTK parameter group it belongs to: V, QK, mlp
+  long long size() const { return rows * cols; }
 };
 
-// The MLP neuron particles w_lm = (W1, W2) of every slice that this rank
-// owns ([A]'s block, MODEL.md §2), laid out like the heads.
-class NeuronParticles {
+// A species of particles and this rank's share of it. Each matrix is one
+// array [l][m - begin][rows][cols], C order: exactly this rank's hyperslab of
+// the file's (L, M, rows, cols) dataset.
+class ParticleSpecies {
+public:
+  ParticleSpecies() = default;
+  ParticleSpecies(std::string name, Species stream, long long L, long long M, HeadOwnership own,
+                  std::vector<ParticleMatrix> matrices);
+
+  const std::string &name() const { return name_; } // heads, neurons: the file's species attribute
+  const std::vector<ParticleMatrix> &matrices() const { return matrices_; }
+  std::vector<double> &values(size_t k) { return values_[k]; }
+  const std::vector<double> &values(size_t k) const { return values_[k]; }
+  double *at(size_t k, long long l, long long local) {
+    return values_[k].data() + (l * own.count() + local) * matrices_[k].size();
+  }
+  const double *at(size_t k, long long l, long long local) const {
+    return values_[k].data() + (l * own.count() + local) * matrices_[k].size();
+  }
+  // This rank's entries, all matrices.
+  long long local_size() const;
+  // M L: the mean-field time scale (and the normaliser of its weight decay).
+  double time_scale() const { return static_cast<double>(M) * static_cast<double>(L); }
+
+  // Particle (l, m) takes its matrices in order, entries sigma_k N(0, 1),
+  // from the stream (seed, species, l, m): the same particles on any rank
+  // count, and the first M of a wider run are those of a run with M.
+  void initialise(std::uint64_t seed, const std::vector<double> &sigmas);
+
+  long long L = 0, M = 0;
+  HeadOwnership own;
+
+private:
+  std::string name_;
+  Species stream_ = Species::Heads;
+  std::vector<ParticleMatrix> matrices_;
+  std::vector<std::vector<double>> values_;
+};
+
+// Attention heads theta = (Q, K, V): Q, K in R^{d_h x d}, V in R^{d x d}.
+class HeadParticles : public ParticleSpecies {
+public:
+  HeadParticles(long long L, long long M, long long d_h, long long d, HeadOwnership own);
+  // Q, K entries N(0, sigma_qk^2), then V entries N(0, sigma_v^2).
+  void initialise(std::uint64_t seed, double sigma_qk, double sigma_v) {
+    ParticleSpecies::initialise(seed, {sigma_qk, sigma_qk, sigma_v});
+  }
+
+  long long d_h, d;
+  std::vector<double> &Q() { return values(0); }
+  std::vector<double> &K() { return values(1); }
+  std::vector<double> &V() { return values(2); }
+  const std::vector<double> &Q() const { return values(0); }
+  const std::vector<double> &K() const { return values(1); }
+  const std::vector<double> &V() const { return values(2); }
+  long long qk_size() const { return d_h * d; }
+  long long v_size() const { return d * d; }
+  double *q(long long l, long long local) { return at(0, l, local); }
+  double *k(long long l, long long local) { return at(1, l, local); }
+  double *v(long long l, long long local) { return at(2, l, local); }
+  const double *q(long long l, long long local) const { return at(0, l, local); }
+  const double *k(long long l, long long local) const { return at(1, l, local); }
+  const double *v(long long l, long long local) const { return at(2, l, local); }
+};
+
+// MLP neurons w = (W1, W2) ([A]'s block): W1 in R^{d_f x d}, W2 in R^{d x d_f}.
+class NeuronParticles : public ParticleSpecies {
 public:
   NeuronParticles() = default;
   NeuronParticles(long long L, long long M, long long d_f, long long d, HeadOwnership own);
+  // W1 entries N(0, sigma_1^2), then W2 entries N(0, sigma_2^2).
+  void initialise(std::uint64_t seed, double sigma_1, double sigma_2) {
+    ParticleSpecies::initialise(seed, {sigma_1, sigma_2});
+  }
 
-  // W1 entries N(0, sigma_1^2), then W2 entries N(0, sigma_2^2), from the
-  // stream (seed, Neurons, l, m).
-  void initialise(std::uint64_t seed, double sigma_1, double sigma_2);
-
-  long long L = 0, M = 0, d_f = 0, d = 0;
-  HeadOwnership own;
-  std::vector<double> W1, W2; // [l][m - begin][d_f][d], [l][m - begin][d][d_f]
-
+  long long d_f = 0, d = 0;
   long long w_size() const { return d_f * d; }
-  double *w1(long long l, long long local) { return W1.data() + (l * own.count() + local) * w_size(); }
-  double *w2(long long l, long long local) { return W2.data() + (l * own.count() + local) * w_size(); }
-  const double *w1(long long l, long long local) const {
-    return W1.data() + (l * own.count() + local) * w_size();
-  }
-  const double *w2(long long l, long long local) const {
-    return W2.data() + (l * own.count() + local) * w_size();
-  }
+  double *w1(long long l, long long local) { return at(0, l, local); }
+  double *w2(long long l, long long local) { return at(1, l, local); }
+  const double *w1(long long l, long long local) const { return at(0, l, local); }
+  const double *w2(long long l, long long local) const { return at(1, l, local); }
 };
 
 // Everything this rank owns, and its flat layout as one vector (the state of
-// the training flow): [Q | K | V | W1 | W2], each in its own [l][m] order.
+// the training flow): the species in order, each its matrices in order, each
+// matrix in its [l][m] order: [Q | K | V | W1 | W2].
 struct Particles {
   HeadParticles heads;
   NeuronParticles neurons; // M = 0: attention only
 
+  // The species present, in flat-layout order. Adding a species: a member
+  // above, a line in species(), and its kernel in the field.
+  std::vector<const ParticleSpecies *> species() const;
+  std::vector<ParticleSpecies *> species();
+
   bool has_mlp() const { return neurons.M > 0; }
   long long local_size() const;
-
-  // Offsets of the blocks in the flat layout.
-  long long offset_Q() const { return 0; }
-  long long offset_K() const { return static_cast<long long>(heads.Q.size()); }
-  long long offset_V() const { return offset_K() + static_cast<long long>(heads.K.size()); }
-  long long offset_W1() const { return offset_V() + static_cast<long long>(heads.V.size()); }
-  long long offset_W2() const { return offset_W1() + static_cast<long long>(neurons.W1.size()); }
+  // Where matrix `name` (Q, K, V, W1, W2) starts in the flat layout.
+  long long offset(const std::string &name) const;
 
   void pack(double *flat) const;
   void unpack(const double *flat);

@@ -17,6 +17,7 @@ namespace mft {
 struct StoredData {
   std::string key, path;
   long long N = 0, n = 0;
+  long long N_test = 0;
 };
 
 // Builds the model of `config` for `job` collectively; updates `config` with

@@ -47,6 +47,7 @@ struct RunPoint {
   long long history_rows = 0; // /history rows up to and including `step`
   bool has_history_row = false; // /history has the row of `step`
   long long N = 0, n = 0;   // /data/tokens
+  long long N_test = 0;     // /data/test_tokens
   std::map<std::string, std::string> config; // /config, rendered as INI text
 };
 
@@ -64,8 +65,10 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
 // for data.task = file.
 void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs);
 
-// /data of a checked run file (every rank reads it whole).
-TokenData read_run_data(const std::string &path, const std::string &key, long long d);
+// /data of a checked run file (every rank reads it whole), and with `test`
+// its held-out data (N = 0 when it has none).
+TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
+                        TokenData *test = nullptr);
 
 // Snapshot `row` of a checked run file into this rank's share of
 // `particles` (every rank reads on its own).
@@ -81,9 +84,11 @@ public:
   // `extra_history`: names of further /history columns (after wall_time).
   // The file takes its name with its first snapshot (`history`: a training
   // run, which then is readable and restartable) or at close().
+  // `test_data`: held-out sequences, written as /data/test_tokens and
+  // /data/test_targets when there are any.
   RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
           const TokenData &data, const Particles &particles, bool history = false,
-          const std::vector<std::string> &extra_history = {});
+          const std::vector<std::string> &extra_history = {}, const TokenData *test_data = nullptr);
 
   // Opens the training run file `path`, checked by inspect_run_file into
   // `point`, to continue it from its last complete snapshot: takes the
@@ -104,9 +109,9 @@ public:
   void append_snapshot(long long step, double tau, const Particles &particles);
 
   // Appends one row to /history; written with the next snapshot or close().
-  // `extra`: the values of the extra columns, in their order.
+  // `extra`: values of extra columns by name (a column not given: NaN).
   void append_history(long long step, double tau, double risk, double objective, double grad_norm,
-                      double wall_time, const std::vector<double> &extra = {});
+                      double wall_time, const std::map<std::string, double> &extra = {});
 
   // /forward: final tokens X(1), predictions yhat and the risk R.
   void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,

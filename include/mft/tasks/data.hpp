@@ -8,19 +8,32 @@
 
 namespace mft {
 
-// Builds the data named by config.data.task. Every rank builds the same data
-// (sequence i draws from the stream (data.seed, DataSequence, i, 0)). For
-// task = file, reads /data/tokens and /data/targets and throws InputError
-// naming the file for a missing or malformed file or a d mismatch.
-TokenData make_data(const DataConfig &data, long long d);
+// Builds the data named by config.data.task (icl-linear, gaussian, file) with
+// targets in R^{d_out}. Every rank builds the same data (sequence i draws from
+// the stream (data.seed, DataSequence, i, 0)). With `test`, also the held-out
+// data: data.test_sequences further sequences of a generated task, or the
+// file's /data/test_tokens and /data/test_targets (none when absent). For
+// task = file, d is the file's; throws InputError naming the file for a
+// missing or malformed file or a d_out mismatch.
+TokenData make_data(const DataConfig &data, long long d, long long d_out = 1, TokenData *test = nullptr);
 
 // Each generator alone, for tests and the benchmark.
-TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed);
-TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed);
-TokenData read_data_file(const std::string &path, long long d);
+TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed, long long d_out = 1);
+TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed, long long d_out = 1);
+// A data file: d, n and N are the file's.
+TokenData read_data_file(const std::string &path, long long d_out = 1, TokenData *test = nullptr);
 
-// (N, n) of a data file, after checking its datasets without reading them
-// (InputError naming data.file as read_data_file does).
-std::pair<long long, long long> data_file_shape(const std::string &path, long long d);
+// Moves the sequences from N_keep on out of `data` into the result.
+TokenData split_off(TokenData &data, long long N_keep);
+
+// The shapes of a data file, after checking its datasets without reading
+// them (InputError naming data.file as read_data_file does).
+struct DataFileShape {
+  struct Part {
+    long long N = 0, n = 0, d = 0, d_out = 1;
+  };
+  Part train, test; // test.N = 0: the file holds no held-out data
+};
+DataFileShape data_file_shape(const std::string &path, long long d_out);
 
 } // namespace mft

@@ -8,7 +8,9 @@
 // dtau, so explicit Euler is gradient descent with step dtau and all ranks
 // take the same steps.
 #include "mft/core/config.hpp"
+#include "mft/core/petsc_handle.hpp"
 #include "mft/train/objective.hpp"
+#include "mft/train/velocity.hpp"
 
 #include <petscts.h>
 
@@ -17,6 +19,15 @@
 #include <string>
 
 namespace mft {
+
+// What the flow reports at a point: R (and training accuracy) and Q and the
+// velocity's norm of velocity.hpp.
+struct ParticleState {
+  double risk = 0.0;
+  double accuracy = 0.0;
+  double objective = 0.0;
+  double grad_norm = 0.0;
+};
 
 // Called at the initial state and after every step, with the state there.
 using FlowMonitor = std::function<void(long long step, double tau, const ParticleState &state)>;
@@ -27,6 +38,10 @@ using FlowStopCheck = std::function<bool(long long step)>;
 
 struct FlowContext {
   Objective *objective = nullptr;
+  double lambda = 0.0;
+  Velocity velocity;            // at the objective's last point
+  long long velocity_of = -1;   // the objective evaluation it belongs to
+  ParticleState state;
   FlowMonitor monitor;
   FlowStopCheck stop_check;
   long long first_step = 0; // step number of the flow's start (restarts)
@@ -37,9 +52,9 @@ struct FlowContext {
 
 class GradientFlow {
 public:
-  // Throws InputError for a type that is not explicit (-train_ts_type).
+  // The flow of §6 with weight decay config.lambda. Throws InputError for a
+  // type that is not explicit (-train_ts_type).
   GradientFlow(MPI_Comm comm, Objective &objective, const TrainConfig &config);
-  ~GradientFlow();
   GradientFlow(const GradientFlow &) = delete;
   GradientFlow &operator=(const GradientFlow &) = delete;
 
@@ -57,8 +72,8 @@ public:
 
 private:
   FlowContext ctx_;
-  TS ts_ = nullptr;
-  Vec theta_ = nullptr;
+  PetscTS ts_;
+  PetscVec theta_;
   std::string ts_type_;
 };
 

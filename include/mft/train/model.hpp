@@ -3,6 +3,7 @@
 // solver and readout, as every command builds it (runs/build_model.hpp).
 #include "mft/depth/depth.hpp"
 #include "mft/model/field.hpp"
+#include "mft/model/loss.hpp"
 #include "mft/model/particles.hpp"
 #include "mft/model/readout.hpp"
 #include "mft/model/tokens.hpp"
@@ -12,11 +13,23 @@
 namespace mft {
 
 struct Model {
-  TokenData data;
+  TokenData data; // the training sequences
   std::unique_ptr<Particles> particles;
   std::unique_ptr<DepthField> field;
   std::unique_ptr<DepthSolver> solver;
   std::unique_ptr<Readout> readout;
+  std::unique_ptr<Loss> loss;
+  // Held-out sequences (N = 0: none), with a forward-only field and solver of
+  // their own over the same particles: measured, never trained on.
+  TokenData test_data;
+  std::unique_ptr<DepthField> test_field;
+  std::unique_ptr<DepthSolver> test_solver;
+
+  // The particles changed (training): refresh every field's products.
+  void particles_changed() {
+    field->particles_changed();
+    if (test_field) test_field->particles_changed();
+  }
 };
 
 } // namespace mft
