@@ -10,7 +10,11 @@ import h5py
 import numpy as np
 
 FORMAT = "mft/1"
+# Particle datasets of files whose /particles datasets carry no `species`
+# attribute, in the order the reader lists them; tagged datasets not named
+# here follow in alphabetical order.
 SPECIES = ("Q", "K", "V", "W1", "W2")
+SPECIES_KINDS = {"Q": "heads", "K": "heads", "V": "heads", "W1": "neurons", "W2": "neurons"}
 
 
 class RunFileError(Exception):
@@ -19,6 +23,11 @@ class RunFileError(Exception):
 
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _columns(a):
+    """A targets array as (N, d_out)."""
+    return a.reshape(a.shape[0], -1) if a.ndim != 2 else a
 
 
 class Run:
@@ -60,7 +69,18 @@ class Run:
 
     @property
     def targets(self):
-        return self.file["data/targets"][...]
+        """y as (N, d_out); a one-dimensional /data/targets is one column."""
+        return _columns(self.file["data/targets"][...])
+
+    @property
+    def test_tokens(self):
+        """Held-out tokens (N_test, n, d), or None when the file has none."""
+        return self.file["data/test_tokens"][...] if "data/test_tokens" in self.file else None
+
+    @property
+    def test_targets(self):
+        """Held-out targets (N_test, d_out), or None when the file has none."""
+        return _columns(self.file["data/test_targets"][...]) if "data/test_targets" in self.file else None
 
     @property
     def snapshot_steps(self):
@@ -70,11 +90,25 @@ class Run:
     def snapshot_taus(self):
         return self.file["particles/tau"][...]
 
+    @property
+    def species(self):
+        """{particle dataset name: 'heads' or 'neurons'} for the datasets of
+        /particles with a `species` attribute; files without the attribute
+        give those of Q, K, V, W1, W2 that are present."""
+        g = self.file["particles"]
+        tagged = {name: _text(ds.attrs["species"]) for name, ds in g.items()
+                  if isinstance(ds, h5py.Dataset) and "species" in ds.attrs}
+        if not tagged:
+            tagged = {name: SPECIES_KINDS[name] for name in SPECIES if name in g}
+        order = sorted(tagged, key=lambda n: (SPECIES.index(n) if n in SPECIES else len(SPECIES), n))
+        return {name: tagged[name] for name in order}
+
     def particles(self, index):
         """Snapshot `index` (a row of /particles; negative counts from the end)
-        as {'Q': (L, M, d_h, d), 'K': ..., 'V': (L, M, d, d)[, 'W1', 'W2']}."""
+        as {'Q': (L, M, d_h, d), 'K': ..., 'V': (L, M, d, d)[, 'W1', 'W2', ...]}:
+        every particle dataset that `species` lists."""
         g = self.file["particles"]
-        return {s: g[s][index] for s in SPECIES if s in g}
+        return {s: g[s][index] for s in self.species}
 
     def snapshot_index(self, step):
         rows = np.flatnonzero(self.snapshot_steps == step)
@@ -84,7 +118,9 @@ class Run:
 
     @property
     def history(self):
-        """{'step', 'tau', 'risk', 'objective', 'grad_norm', 'wall_time'} arrays, or None."""
+        """Every dataset of /history as an array ('step', 'tau', 'risk',
+        'objective', 'grad_norm', 'wall_time', and 'accuracy', 'test_risk',
+        'test_accuracy' when the run wrote them), or None."""
         if "history" not in self.file:
             return None
         return {k: v[...] for k, v in self.file["history"].items()}

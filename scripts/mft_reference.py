@@ -1,6 +1,12 @@
-"""An independent NumPy implementation of mft's model (MODEL.md §3-4):
-the attention (and MLP) field of a depth slice, the explicit Runge-Kutta
-scheme in depth with fixed steps 1/(L k), the readouts and the risk.
+"""An independent NumPy implementation of mft's model (MODEL.md §3-4, §10):
+the attention (and MLP) field of a depth slice with the softmax or relu score
+map and an optional causal mask, the explicit Runge-Kutta scheme in depth with
+fixed steps 1/(L k), the scalar or vector readouts, the squared or
+cross-entropy risk and the accuracy.
+
+Configuration keys are read from a run's /config ({'section.key': value});
+keys that older files lack take their defaults: model.attention softmax,
+model.causal false, readout.dim 1, readout.coord d - d_out, loss.kind squared.
 
 It shares no code with the C++ solver; scripts use it to check numbers in a
 run file from the file alone.
@@ -34,14 +40,58 @@ def activation(name, z):
     raise ValueError(f"unknown activation {name!r}")
 
 
-def attention_field(X, Q, K, V):
-    """(1/M) sum_m V_m sum_b softmax_b(<Q_m x_a, K_m x_b>) x_b for X (N, n, d)."""
+def flag(value):
+    """A boolean configuration value, which files store as "true"/"false"."""
+    if isinstance(value, (bytes, np.bytes_)):
+        value = value.decode()
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "1", "yes", "on"):
+            return True
+        if text in ("false", "0", "no", "off", ""):
+            return False
+        raise ValueError(f"not a boolean: {value!r}")
+    return bool(value)
+
+
+def attention_options(config):
+    """(score map, causal) of a configuration: ('softmax' | 'relu', bool)."""
+    kind = str(config.get("model.attention", "softmax"))
+    if kind not in ("softmax", "relu"):
+        raise ValueError(f"unknown model.attention {kind!r}")
+    return kind, flag(config.get("model.causal", False))
+
+
+def score_weights(s, attention="softmax", causal=False):
+    """P[..., a, b] from the scores s[..., a, b] = <Q x_a, K x_b> (MODEL.md §10).
+
+    The set A_a of tokens that token a attends to is every token, or with the
+    causal mask the tokens b <= a. softmax: exp(s_ab) / sum_{c in A_a} exp(s_ac);
+    relu: max(s_ab, 0) / |A_a|. P is zero outside A_a."""
+    n = s.shape[-1]
+    if causal:
+        seen = np.tril(np.ones((n, n), dtype=bool))
+        count = np.arange(1, n + 1, dtype=float)[:, None]
+    else:
+        seen = np.ones((n, n), dtype=bool)
+        count = np.full((n, 1), float(n))
+    if attention == "softmax":
+        s = np.where(seen, s, -np.inf)
+        s = s - s.max(axis=-1, keepdims=True)
+        p = np.exp(s)
+        return p / p.sum(axis=-1, keepdims=True)
+    if attention == "relu":
+        return np.where(seen, np.maximum(s, 0.0), 0.0) / count
+    raise ValueError(f"unknown score map {attention!r}")
+
+
+def attention_field(X, Q, K, V, attention="softmax", causal=False):
+    """(1/M) sum_m V_m sum_{b in A_a} P_m[a, b] x_b for X (N, n, d), with the
+    score map `attention` ('softmax' or 'relu') and the causal mask or none."""
     qx = np.einsum("mhd,ind->imnh", Q, X)
     kx = np.einsum("mhd,ind->imnh", K, X)
     s = np.einsum("imah,imbh->imab", qx, kx)
-    s -= s.max(axis=-1, keepdims=True)
-    p = np.exp(s)
-    p /= p.sum(axis=-1, keepdims=True)
+    p = score_weights(s, attention, causal)
     y = np.einsum("imab,ibd->imad", p, X)
     return np.einsum("mkd,imad->iak", V, y) / Q.shape[0]
 
@@ -52,8 +102,9 @@ def mlp_field(X, W1, W2, act):
     return np.einsum("mkf,imnf->ink", W2, activation(act, z)) / W1.shape[0]
 
 
-def field(X, particles, l, act):
-    F = attention_field(X, particles["Q"][l], particles["K"][l], particles["V"][l])
+def field(X, particles, l, act, attention="softmax", causal=False):
+    """The velocity F_l(X) of slice l: attention, averaged with the MLP when present."""
+    F = attention_field(X, particles["Q"][l], particles["K"][l], particles["V"][l], attention, causal)
     if "W1" in particles and particles["W1"].shape[1] > 0:
         F = 0.5 * (F + mlp_field(X, particles["W1"][l], particles["W2"][l], act))
     return F
@@ -76,25 +127,100 @@ def forward(X0, particles, config):
     k = int(config["depth.steps_per_slice"])
     h = 1.0 / (L * k)
     act = config.get("model.activation", "relu")
+    attention, causal = attention_options(config)
     X = np.array(X0, dtype=float)
     for step in range(L * k):
         l = step // k
         stages = []
         for i in range(len(b)):
             Y = X + h * sum(A[i, j] * stages[j] for j in range(i)) if i else X
-            stages.append(field(Y, particles, l, act))
+            stages.append(field(Y, particles, l, act, attention, causal))
         X = X + h * sum(b[i] * stages[i] for i in range(len(b)))
     return X
 
 
+def readout(config, d):
+    """(kind, d_out, c, W) of a configuration for token dimension d. W is the
+    (d_out, d) matrix of the mean readout: readout.weights, row-major (old files
+    give a vector of length d), or rows e_c..e_{c+d_out-1} when it is absent.
+    The query readout ignores readout.weights."""
+    kind = str(config.get("readout.kind", "query"))
+    d_out = int(config.get("readout.dim", 1))
+    c = int(config.get("readout.coord", d - d_out))
+    if c < 0:
+        c += d - d_out + 1  # the block of d_out coordinates ends that far from the end
+    if d_out < 1 or not 0 <= c <= d - d_out:
+        raise ValueError(f"readout.dim {d_out} and readout.coord {c} do not fit d = {d}")
+    if kind not in ("query", "mean"):
+        raise ValueError(f"unknown readout.kind {kind!r}")
+    W = np.eye(d)[c:c + d_out]
+    weights = config.get("readout.weights")
+    if kind == "mean" and weights is not None and np.size(weights) > 0:
+        if np.size(weights) != d_out * d:
+            raise ValueError(f"readout.weights has {np.size(weights)} values, not d_out d = {d_out * d}")
+        W = np.asarray(weights, dtype=float).reshape(d_out, d)
+    return kind, d_out, c, W
+
+
 def predict(X1, config):
-    c = int(config["readout.coord"])
-    if config["readout.kind"] == "query":
-        return X1[:, -1, c]
-    w = np.asarray(config["readout.weights"], dtype=float)
-    return X1.mean(axis=1) @ w
+    """yhat (N, d_out): query: coordinates c..c+d_out-1 of the last token;
+    mean: W times the mean token."""
+    kind, d_out, c, W = readout(config, X1.shape[-1])
+    if kind == "query":
+        return np.array(X1[:, -1, c:c + d_out])
+    return X1.mean(axis=1) @ W.T
+
+
+def as_targets(targets, d_out=None):
+    """Targets as an (N, d_out) array (a 1-D array is one column)."""
+    y = np.asarray(targets, dtype=float)
+    y = y.reshape(y.shape[0], -1)
+    if d_out is not None and y.shape[1] != d_out:
+        raise ValueError(f"targets have {y.shape[1]} columns, readout.dim is {d_out}")
+    return y
+
+
+def logsumexp(z):
+    """log sum_c exp(z[:, c]) per row."""
+    top = z.max(axis=1)
+    return top + np.log(np.exp(z - top[:, None]).sum(axis=1))
+
+
+def loss(yhat, targets, kind="squared"):
+    """R of predictions yhat (N, d_out) against targets (N, d_out):
+    squared (1/(2N)) sum_i |yhat_i - y_i|^2, or cross-entropy
+    (1/N) sum_i [logsumexp_c yhat_ic - sum_c y_ic yhat_ic]."""
+    y = as_targets(targets, yhat.shape[1])
+    if kind == "squared":
+        return 0.5 * np.sum((yhat - y) ** 2) / y.shape[0]
+    if kind == "cross-entropy":
+        return np.sum(logsumexp(yhat) - np.sum(y * yhat, axis=1)) / y.shape[0]
+    raise ValueError(f"unknown loss.kind {kind!r}")
+
+
+def share_correct(yhat, targets):
+    """The share of rows i with argmax_c yhat_ic == argmax_c y_ic (first maximum on ties)."""
+    y = as_targets(targets, yhat.shape[1])
+    hits = int(np.count_nonzero(np.argmax(yhat, axis=1) == np.argmax(y, axis=1)))
+    return hits / y.shape[0]
+
+
+def loss_kind(config):
+    return str(config.get("loss.kind", "squared"))
 
 
 def risk(X0, targets, particles, config):
+    """R of the data (X0 (N, n, d), targets (N, d_out)) with the loss of config."""
     yhat = predict(forward(X0, particles, config), config)
-    return 0.5 * np.mean((yhat - targets[:, 0]) ** 2)
+    return loss(yhat, targets, loss_kind(config))
+
+
+def accuracy(X0, targets, particles, config):
+    """The share of sequences whose predicted class (argmax of yhat) is the target's."""
+    return share_correct(predict(forward(X0, particles, config), config), targets)
+
+
+def evaluate(X0, targets, particles, config):
+    """(R, accuracy) from one forward pass."""
+    yhat = predict(forward(X0, particles, config), config)
+    return loss(yhat, targets, loss_kind(config)), share_correct(yhat, targets)
