@@ -173,28 +173,35 @@ std::vector<double> read_float_attribute(hid_t obj, const std::string &name) {
   return v;
 }
 
+namespace {
+
+// The `count` names that name_at(i, buffer, size) gives, in name order.
+template <class NameAt>
+std::vector<std::string> names_by_index(hsize_t count, NameAt name_at) {
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < count; ++i) {
+    char name[256];
+    if (name_at(i, name, sizeof name) > 0) names.emplace_back(name);
+  }
+  return names;
+}
+
+} // namespace
+
 std::vector<std::string> attribute_names(hid_t obj) {
   H5O_info_t info;
   check(H5Oget_info(obj, &info), "H5Oget_info");
-  std::vector<std::string> names;
-  for (hsize_t i = 0; i < info.num_attrs; ++i) {
-    char name[256];
-    if (H5Aget_name_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) > 0)
-      names.emplace_back(name);
-  }
-  return names;
+  return names_by_index(info.num_attrs, [&](hsize_t i, char *name, size_t size) {
+    return H5Aget_name_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, size, H5P_DEFAULT);
+  });
 }
 
 std::vector<std::string> member_names(hid_t group) {
   H5G_info_t info;
   check(H5Gget_info(group, &info), "H5Gget_info");
-  std::vector<std::string> names;
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    char name[256];
-    if (H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) > 0)
-      names.emplace_back(name);
-  }
-  return names;
+  return names_by_index(info.nlinks, [&](hsize_t i, char *name, size_t size) {
+    return H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, size, H5P_DEFAULT);
+  });
 }
 
 void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,

@@ -2,7 +2,6 @@
 # The analysis scripts on a small run's output: PNGs are written, and the
 # numbers they print match values computed here from the file.
 source "$(dirname "$0")/common.sh"
-SCRIPTS="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 
 mft_run 2 train --model.heads 6 --model.slices 3 --model.d 4 --model.head_dim 4 --data.sequences 12 \
   --data.tokens 6 --train.steps 20 --train.dtau 0.2 --train.lambda 0.01 --output.snapshot_every 5 \

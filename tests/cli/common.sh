@@ -2,6 +2,7 @@
 # environment (ctest sets them).
 set -u
 : "${MFT:?}" "${MPIEXEC:?}" "${PYTHON:?}"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../scripts" && pwd)"
 WORK=$(mktemp -d /tmp/mft-cli-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -31,4 +32,20 @@ finish() {
     exit 1
   fi
   echo "all checks passed"
+}
+
+# gradient_step NAME RANKS ARGS...: one Euler training step of mft train on
+# RANKS ranks into NAME.h5, checked by scripts/check_gradient_step.py against
+# the independent NumPy gradient; prints the check.
+gradient_step() {
+  local name=$1 ranks=$2
+  shift 2
+  mft_run "$ranks" train "$@" --output.file "$name.h5"
+  [ "$status" -eq 0 ] || { fail "$name: mft train exit $status"; cat err.txt; return; }
+  if "$PYTHON" "$SCRIPTS/check_gradient_step.py" "$name.h5" >check.txt 2>&1; then
+    echo "ok: $name"
+  else
+    fail "$name: the step does not match the independent gradient"
+  fi
+  cat check.txt
 }

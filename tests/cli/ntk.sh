@@ -2,7 +2,6 @@
 # mft ntk end to end: the /ntk group of FORMAT.md, --from a training run,
 # bad input, and the injectivity table script at a small size.
 source "$(dirname "$0")/common.sh"
-SCRIPTS="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 
 mft_run 2 ntk --data.task families --families.kind mixture --cgf --data.sequences 12 --output.file k.h5
 [ "$status" -eq 0 ] || { fail "mft ntk: exit $status"; cat err.txt; }

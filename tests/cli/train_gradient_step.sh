@@ -3,7 +3,6 @@
 # independent NumPy model (scripts/mft_reference.py) finds by finite
 # differences, from the file alone: both readouts, with and without the MLP.
 source "$(dirname "$0")/common.sh"
-SCRIPTS="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 
 small=(--model.d 4 --model.head_dim 3 --model.heads 5 --model.slices 3 --data.sequences 8
        --data.tokens 6 --train.steps 1 --train.ts_type euler)
@@ -15,13 +14,6 @@ cases=(
 for case in "${cases[@]}"; do
   name=${case%%:*}
   read -r -a extra <<<"${case#*:}"
-  mft_run 2 train "${small[@]}" "${extra[@]}" --output.file "$name.h5"
-  [ "$status" -eq 0 ] || { fail "$name: mft train exit $status"; cat err.txt; continue; }
-  if "$PYTHON" "$SCRIPTS/check_gradient_step.py" "$name.h5" >check.txt 2>&1; then
-    echo "ok: $name"
-  else
-    fail "$name: the step does not match the independent gradient"
-  fi
-  cat check.txt
+  gradient_step "$name" 2 "${small[@]}" "${extra[@]}"
 done
 finish

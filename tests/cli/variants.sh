@@ -6,7 +6,6 @@
 # restart with held-out data continues bit for bit; the digits script makes a
 # file that trains with cross-entropy and reports accuracy.
 source "$(dirname "$0")/common.sh"
-SCRIPTS="$(cd "$(dirname "$0")/../../scripts" && pwd)"
 
 small=(--model.d 4 --model.head_dim 3 --model.heads 5 --model.slices 3 --data.sequences 8
        --data.tokens 6 --train.steps 1 --train.ts_type euler --data.test_sequences 5)
@@ -21,14 +20,7 @@ for case in "${cases[@]}"; do
   rest=${case#*:}
   ranks=${rest%%:*}
   read -r -a extra <<<"${rest#*:}"
-  mft_run "$ranks" train "${small[@]}" "${extra[@]}" --output.file "$name.h5"
-  [ "$status" -eq 0 ] || { fail "$name: mft train exit $status"; cat err.txt; continue; }
-  if "$PYTHON" "$SCRIPTS/check_gradient_step.py" "$name.h5" >check.txt 2>&1; then
-    echo "ok: $name"
-  else
-    fail "$name: the step does not match the independent gradient"
-  fi
-  cat check.txt
+  gradient_step "$name" "$ranks" "${small[@]}" "${extra[@]}"
 done
 
 # The same run on 1 and 3 ranks: the same particles to reduction rounding.
@@ -81,15 +73,7 @@ assert X[..., :16].min() >= 0 and X[..., :16].max() <= 1, "pixels in [0, 1]"
 assert np.array_equal(X[0, :, 16:], np.eye(4)), "patch position one-hot"
 assert np.all(f["data/targets"][...].sum(axis=1) == 1), "one-hot targets"
 PY
-mft_run 2 train --data.task file --data.file digits.h5 --readout.kind mean --readout.dim 10 \
-  --loss.kind cross-entropy --model.heads 4 --model.slices 2 --train.steps 1 --train.ts_type euler \
-  --output.file digits-run.h5
-[ "$status" -eq 0 ] || { fail "digits: mft train exit $status"; cat err.txt; }
+gradient_step digits-run 2 --data.task file --data.file digits.h5 --readout.kind mean --readout.dim 10 \
+  --loss.kind cross-entropy --model.heads 4 --model.slices 2 --train.steps 1 --train.ts_type euler
 grep -q "accuracy .*test R .*test acc" out.txt || fail "digits: the progress line has no accuracy columns"
-if "$PYTHON" "$SCRIPTS/check_gradient_step.py" digits-run.h5 >check.txt 2>&1; then
-  echo "ok: digits"
-else
-  fail "digits: the step does not match the independent gradient"
-fi
-cat check.txt
 finish
