@@ -51,7 +51,19 @@ def main():
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.semilogy(tau, R, label="risk R = (1/2N) Σ_i |ŷ_i − y_i|²")
+    entropy = str(cfg.get("loss.kind", "squared")) == "cross-entropy"
+    ax.semilogy(tau, R, label="risk R = (1/N) Σ_i [lse(ŷ_i) − ⟨y_i, ŷ_i⟩]" if entropy
+                else "risk R = (1/2N) Σ_i |ŷ_i − y_i|²")
+    if "test_risk" in hist:
+        ax.semilogy(tau, hist["test_risk"], "-.", label="held-out risk (never trained on)")
+    if "accuracy" in hist:
+        acc = ax.twinx()
+        acc.plot(tau, hist["accuracy"], color="tab:green", alpha=0.7, label="training accuracy")
+        if "test_accuracy" in hist:
+            acc.plot(tau, hist["test_accuracy"], "--", color="tab:green", alpha=0.7, label="held-out accuracy")
+        acc.set_ylim(0, 1)
+        acc.set_ylabel("accuracy")
+        acc.legend(fontsize=8, loc="center right")
     if float(cfg.get("train.lambda", 0.0)) > 0:
         ax.semilogy(tau, Q, "--", label="objective Q = R + (λ/2)(1/(ML)) Σ|θ|²")
     if fit is not None:
@@ -71,6 +83,13 @@ def main():
 
     print(f"run: {args.run}, {len(tau)} history rows, tau in [{tau[0]:.6g}, {tau[-1]:.6g}]")
     print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
+    if "test_risk" in hist:
+        print(f"held-out R: {hist['test_risk'][0]:.6e} -> {hist['test_risk'][-1]:.6e}")
+    if "accuracy" in hist:
+        line = f"accuracy: {hist['accuracy'][0]:.4f} -> {hist['accuracy'][-1]:.4f}"
+        if "test_accuracy" in hist:
+            line += f", held-out {hist['test_accuracy'][0]:.4f} -> {hist['test_accuracy'][-1]:.4f}"
+        print(line)
     if fit is None:
         print("rate: not enough positive R in the fit window")
     else:
