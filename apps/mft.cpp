@@ -1,6 +1,7 @@
 // mft: mean-field transformer particle solver. This program only parses the
 // command line and calls the library.
 #include "mft/runs/command_line.hpp"
+#include "mft/core/async_output.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
 #include "mft/runs/forward_run.hpp"
@@ -12,6 +13,7 @@
 #include "mft/core/version.hpp"
 
 #include <iostream>
+#include <unistd.h>
 
 namespace {
 
@@ -58,15 +60,19 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
   info.config_file = options.config_file;
+  // Progress lines never block a rank: under mpirun, a job being shut down
+  // is not read from, and the ranks must still reach their stop snapshot.
+  std::cout.flush();
+  mft::AsyncOutput output(STDOUT_FILENO);
+  std::ostream *log = &output.stream();
   if (command == "train") {
-    const mft::TrainResult r =
-        mft::run_train(MPI_COMM_WORLD, config, info, &std::cout, true, options.restart,
-                       options.given.count("output.file") > 0);
+    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, log, true, options.restart,
+                                              options.given.count("output.file") > 0);
     return r.stopped ? mft::kExitStopped : 0;
   } else if (command == "ntk")
-    mft::run_ntk(MPI_COMM_WORLD, config, options, info, &std::cout);
+    mft::run_ntk(MPI_COMM_WORLD, config, options, info, log);
   else
-    mft::run_forward(MPI_COMM_WORLD, config, info, &std::cout);
+    mft::run_forward(MPI_COMM_WORLD, config, info, log);
   return 0;
 }
 

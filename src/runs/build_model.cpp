@@ -66,4 +66,11 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
   return model;
 }
 
+std::string describe_variant(const Config &c, const Model &model) {
+  std::string out = "attention " + c.model.attention + (c.model.causal ? ", causal" : "") + " | readout " +
+                    c.readout.kind + ", d_out " + std::to_string(c.readout.dim) + " | loss " + c.loss.kind;
+  if (model.test_data.N > 0) out += " | " + std::to_string(model.test_data.N) + " held-out sequences";
+  return out;
+}
+
 } // namespace mft

@@ -31,7 +31,8 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
                   config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                   config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
                   size);
-    *out << line << "memory: " << memory.summary() << "\n" << std::flush;
+    *out << line << "model: " << describe_variant(config, model) << "\n"
+         << "memory: " << memory.summary() << "\n" << std::flush;
   }
 
   ForwardResult result;

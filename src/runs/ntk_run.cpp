@@ -99,7 +99,8 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
                   config.model.slices, config.ntk.part.c_str(),
                   options.from.empty() ? " | initial particles"
                                        : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
-    *out << line << "memory: " << memory.summary() << "\n";
+    *out << line << "model: " << describe_variant(config, model) << "\n"
+         << "memory: " << memory.summary() << "\n";
     std::snprintf(line, sizeof line,
                   "NTK K_%s = (M L) J J^T: lambda_min = %.6e, lambda_max = %.6e, lambda_min/lambda_max = %.6e\n",
                   config.ntk.part.c_str(), K.lambda_min(), K.lambda_max(), K.lambda_min() / K.lambda_max());

@@ -62,7 +62,8 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
                 c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
-  out << line << "memory: " << memory.summary() << "\n";
+  out << line << "model: " << describe_variant(c, model) << "\n"
+      << "memory: " << memory.summary() << "\n";
   if (!restart.empty()) {
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
     if (output != restart) out << ", continued in " << output << " (a copy)";

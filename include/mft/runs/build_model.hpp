@@ -28,6 +28,11 @@ struct StoredData {
 // alike.
 Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored = nullptr,
                   MemoryEstimate *estimate = nullptr);
+// One line for the run headers: the variant of the model (score map, mask,
+// readout, loss) and the held-out data, e.g. "attention relu, causal |
+// readout mean, d_out 10 | loss cross-entropy | 359 held-out sequences".
+std::string describe_variant(const Config &config, const Model &model);
+
 // Tests and benchmarks: a training (adjoint) or forward model of data.task.
 inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
   return build_model(comm, config, adjoint ? Job::Train : Job::Forward);
