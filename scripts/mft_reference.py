@@ -224,3 +224,90 @@ def evaluate(X0, targets, particles, config):
     """(R, accuracy) from one forward pass."""
     yhat = predict(forward(X0, particles, config), config)
     return loss(yhat, targets, loss_kind(config)), share_correct(yhat, targets)
+
+
+# --- forward-mode derivative: the directional derivative of R ---------------
+# Exact for the relu score map and relu MLP as well (the derivative of
+# max(a, 0) taken as 1[a > 0], as the adjoint takes it), where finite
+# differences of a large model cross kinks for any step.
+
+def activation_slope(name, z):
+    if name == "relu":
+        return (z > 0).astype(float)
+    if name == "gelu":
+        return 0.5 * (1.0 + _erf(z / math.sqrt(2.0))) + z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    if name == "huber-relu":
+        return np.where(z <= 0, 0.0, np.where(z <= 1, z, 1.0))
+    raise ValueError(f"unknown activation {name!r}")
+
+
+def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention, causal):
+    """(F, dF): the attention field and its derivative along (dX, dQ, dK, dV)."""
+    qx = np.einsum("mhd,ind->imnh", Q, X)
+    kx = np.einsum("mhd,ind->imnh", K, X)
+    dqx = np.einsum("mhd,ind->imnh", dQ, X) + np.einsum("mhd,ind->imnh", Q, dX)
+    dkx = np.einsum("mhd,ind->imnh", dK, X) + np.einsum("mhd,ind->imnh", K, dX)
+    s = np.einsum("imah,imbh->imab", qx, kx)
+    ds = np.einsum("imah,imbh->imab", dqx, kx) + np.einsum("imah,imbh->imab", qx, dkx)
+    p = score_weights(s, attention, causal)
+    if attention == "softmax":  # p is zero off the mask, so is dp
+        dp = p * (ds - np.sum(p * ds, axis=-1, keepdims=True))
+    else:
+        dp = np.where(p > 0, score_weights(np.ones_like(s), "relu", causal) * ds, 0.0)
+    y = np.einsum("imab,ibd->imad", p, X)
+    dy = np.einsum("imab,ibd->imad", dp, X) + np.einsum("imab,ibd->imad", p, dX)
+    M = Q.shape[0]
+    F = np.einsum("mkd,imad->iak", V, y) / M
+    dF = (np.einsum("mkd,imad->iak", dV, y) + np.einsum("mkd,imad->iak", V, dy)) / M
+    return F, dF
+
+
+def mlp_field_jvp(X, dX, W1, W2, dW1, dW2, act):
+    z = np.einsum("mfd,ind->imnf", W1, X)
+    dz = np.einsum("mfd,ind->imnf", dW1, X) + np.einsum("mfd,ind->imnf", W1, dX)
+    h, dh = activation(act, z), activation_slope(act, z) * dz
+    Mf = W1.shape[0]
+    F = np.einsum("mkf,imnf->ink", W2, h) / Mf
+    dF = (np.einsum("mkf,imnf->ink", dW2, h) + np.einsum("mkf,imnf->ink", W2, dh)) / Mf
+    return F, dF
+
+
+def field_jvp(X, dX, particles, direction, l, act, attention, causal):
+    p, u = particles, direction
+    F, dF = attention_field_jvp(X, dX, p["Q"][l], p["K"][l], p["V"][l], u["Q"][l], u["K"][l], u["V"][l],
+                                attention, causal)
+    if "W1" in p and p["W1"].shape[1] > 0:
+        G, dG = mlp_field_jvp(X, dX, p["W1"][l], p["W2"][l], u["W1"][l], u["W2"][l], act)
+        F, dF = 0.5 * (F + G), 0.5 * (dF + dG)
+    return F, dF
+
+
+def directional_derivative(X0, targets, particles, config, direction):
+    """(R, dR/dtheta . u) for the direction u (a dict like the particles),
+    by forward-mode differentiation through the same RK scheme."""
+    A, b = tableau(config)
+    L = particles["Q"].shape[0]
+    k = int(config["depth.steps_per_slice"])
+    h = 1.0 / (L * k)
+    act = config.get("model.activation", "relu")
+    attention, causal = attention_options(config)
+    X = np.array(X0, dtype=float)
+    dX = np.zeros_like(X)
+    for step in range(L * k):
+        l = step // k
+        stages = []
+        for i in range(len(b)):
+            Y = X + h * sum(A[i, j] * stages[j][0] for j in range(i)) if i else X
+            dY = dX + h * sum(A[i, j] * stages[j][1] for j in range(i)) if i else dX
+            stages.append(field_jvp(Y, dY, particles, direction, l, act, attention, causal))
+        X = X + h * sum(b[i] * stages[i][0] for i in range(len(b)))
+        dX = dX + h * sum(b[i] * stages[i][1] for i in range(len(b)))
+    yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
+    y = as_targets(targets, yhat.shape[1])
+    N = y.shape[0]
+    if loss_kind(config) == "squared":
+        slope = (yhat - y) / N
+    else:
+        z = np.exp(yhat - yhat.max(axis=1, keepdims=True))
+        slope = (z / z.sum(axis=1, keepdims=True) - y) / N
+    return loss(yhat, y, loss_kind(config)), float(np.sum(slope * dyhat))

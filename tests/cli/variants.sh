@@ -23,6 +23,11 @@ for case in "${cases[@]}"; do
   gradient_step "$name" "$ranks" "${small[@]}" "${extra[@]}"
 done
 
+# The same at the default sizes (N = 64, M = 16, L = 8, d = 8), where finite
+# differences cross relu kinks: the forward-mode derivative decides (~40 s).
+gradient_step relu-causal-default 3 --model.attention relu --model.causal true --readout.dim 2 \
+  --init.sigma_qk 0.1 --train.steps 1 --train.ts_type euler --data.test_sequences 16
+
 # The same run on 1 and 3 ranks: the same particles to reduction rounding.
 "$PYTHON" - relu-causal-2.h5 relu-causal-2-one-rank.h5 <<'PY' || fail "1 and 3 ranks differ"
 import sys, h5py, numpy as np
