@@ -161,11 +161,10 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm,
   });
   f->file_ = h5::open_parallel(path, comm, "--restart");
   f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
-  // step, tau and every particle matrix (the datasets with a species).
-  for (const std::string &name : h5::member_names(f->particle_group_)) {
-    h5::Handle ds(H5Dopen2(f->particle_group_, name.c_str(), H5P_DEFAULT));
-    if (name == "step" || name == "tau" || H5Aexists(ds, "species") > 0) f->particles_[name] = std::move(ds);
-  }
+  // step, tau and every particle matrix (inspect_run_file checked them;
+  // files from before the species attribute have none).
+  for (const std::string &name : h5::member_names(f->particle_group_))
+    f->particles_[name] = h5::Handle(H5Dopen2(f->particle_group_, name.c_str(), H5P_DEFAULT));
   for (const char *name : kHistory) {
     f->history_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/history/") + name).c_str(), H5P_DEFAULT));
     if (name != std::string("step")) f->columns_.push_back(name);
