@@ -120,22 +120,30 @@ def tableau(config):
     return np.array(A, dtype=float), np.array(b, dtype=float)
 
 
-def forward(X0, particles, config):
-    """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice."""
+def integrate(states, L, config, rhs):
+    """The explicit RK scheme, k steps of 1/(L k) per slice, on a tuple of
+    arrays that move together: rhs(l, states) gives their velocities."""
     A, b = tableau(config)
-    L = particles["Q"].shape[0]
     k = int(config["depth.steps_per_slice"])
     h = 1.0 / (L * k)
-    act = config.get("model.activation", "relu")
-    attention, causal = attention_options(config)
-    X = np.array(X0, dtype=float)
+    X = tuple(np.array(x, dtype=float) for x in states)
     for step in range(L * k):
         l = step // k
         stages = []
         for i in range(len(b)):
-            Y = X + h * sum(A[i, j] * stages[j] for j in range(i)) if i else X
-            stages.append(field(Y, particles, l, act, attention, causal))
-        X = X + h * sum(b[i] * stages[i] for i in range(len(b)))
+            Y = tuple(x + h * sum(A[i, j] * stages[j][q] for j in range(i)) if i else x
+                      for q, x in enumerate(X))
+            stages.append(rhs(l, Y))
+        X = tuple(x + h * sum(b[i] * stages[i][q] for i in range(len(b))) for q, x in enumerate(X))
+    return X
+
+
+def forward(X0, particles, config):
+    """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice."""
+    act = config.get("model.activation", "relu")
+    attention, causal = attention_options(config)
+    (X,) = integrate((X0,), particles["Q"].shape[0], config,
+                     lambda l, Y: (field(Y[0], particles, l, act, attention, causal),))
     return X
 
 
@@ -285,23 +293,10 @@ def field_jvp(X, dX, particles, direction, l, act, attention, causal):
 def directional_derivative(X0, targets, particles, config, direction):
     """(R, dR/dtheta . u) for the direction u (a dict like the particles),
     by forward-mode differentiation through the same RK scheme."""
-    A, b = tableau(config)
-    L = particles["Q"].shape[0]
-    k = int(config["depth.steps_per_slice"])
-    h = 1.0 / (L * k)
     act = config.get("model.activation", "relu")
     attention, causal = attention_options(config)
-    X = np.array(X0, dtype=float)
-    dX = np.zeros_like(X)
-    for step in range(L * k):
-        l = step // k
-        stages = []
-        for i in range(len(b)):
-            Y = X + h * sum(A[i, j] * stages[j][0] for j in range(i)) if i else X
-            dY = dX + h * sum(A[i, j] * stages[j][1] for j in range(i)) if i else dX
-            stages.append(field_jvp(Y, dY, particles, direction, l, act, attention, causal))
-        X = X + h * sum(b[i] * stages[i][0] for i in range(len(b)))
-        dX = dX + h * sum(b[i] * stages[i][1] for i in range(len(b)))
+    X, dX = integrate((X0, np.zeros_like(X0, dtype=float)), particles["Q"].shape[0], config,
+                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, act, attention, causal))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
     y = as_targets(targets, yhat.shape[1])
     N = y.shape[0]
