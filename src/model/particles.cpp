@@ -97,14 +97,19 @@ void Particles::unpack(const double *flat) {
     }
 }
 
+Particles particle_layout(const ModelConfig &m, long long heads, int rank, int ranks) {
+  const auto share = [&](long long M) {
+    return ranks > 0 ? HeadOwnership::block(M, rank, ranks) : HeadOwnership{M, 0, 0};
+  };
+  return Particles{HeadParticles(m.slices, heads, m.head_dim, m.d, share(heads)),
+                   NeuronParticles(m.slices, m.mlp_particles, m.mlp_width, m.d, share(m.mlp_particles))};
+}
+
 Particles make_particles(const Config &c, MPI_Comm comm, std::uint64_t seed, long long heads) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const ModelConfig &m = c.model;
-  Particles p{HeadParticles(m.slices, heads, m.head_dim, m.d, HeadOwnership::block(heads, rank, size)),
-              NeuronParticles(m.slices, m.mlp_particles, m.mlp_width, m.d,
-                              HeadOwnership::block(m.mlp_particles, rank, size))};
+  Particles p = particle_layout(c.model, heads, rank, size);
   p.heads.initialise(seed, c.init.sigma_qk, c.init.sigma_v);
   p.neurons.initialise(seed, c.init.sigma_w1, c.init.sigma_w2);
   return p;

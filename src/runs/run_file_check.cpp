@@ -100,9 +100,7 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
     for (const ConfigEntry &e : config_entries(Config{}))
       if (!point.config.count(e.key) && !restart_may_change(e.key) && !key_added_to_format(e.key))
         check.refuse("/config has no key " + e.key);
-  const auto L = static_cast<hsize_t>(c.model.slices), M = static_cast<hsize_t>(c.model.heads),
-             d = static_cast<hsize_t>(c.model.d), d_h = static_cast<hsize_t>(c.model.head_dim),
-             M_f = static_cast<hsize_t>(c.model.mlp_particles), d_f = static_cast<hsize_t>(c.model.mlp_width);
+  const auto L = static_cast<hsize_t>(c.model.slices), d = static_cast<hsize_t>(c.model.d);
 
   const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, H5T_NO_CLASS,
                                     " for model.d = " + std::to_string(d));
@@ -120,21 +118,20 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
     point.N_test = c.data.test_sequences;
   }
 
-  // Every /particles dataset grows by one row per snapshot: equal row counts.
-  const std::string model = " for model.slices = " + std::to_string(L) + ", model.heads = " + std::to_string(M) +
-                            ", model.head_dim = " + std::to_string(d_h) + ", model.d = " + std::to_string(d);
+  // Every /particles dataset grows by one row per snapshot: equal row counts;
+  // one dataset per matrix of every species of the configuration.
   const auto steps = check.dataset("/particles/step", {kAny}, true, H5T_INTEGER);
   const hsize_t rows = steps.dims[0];
   check.dataset("/particles/tau", {rows}, true, H5T_FLOAT, " (one per row of /particles/step)");
-  for (const char *name : {"Q", "K"})
-    check.dataset(std::string("/particles/") + name, {rows, L, M, d_h, d}, true, H5T_FLOAT, model);
-  check.dataset("/particles/V", {rows, L, M, d, d}, true, H5T_FLOAT, model);
-  if (M_f > 0) {
-    const std::string mlp = " for model.mlp_particles = " + std::to_string(M_f) +
-                            ", model.mlp_width = " + std::to_string(d_f);
-    check.dataset("/particles/W1", {rows, L, M_f, d_f, d}, true, H5T_FLOAT, mlp);
-    check.dataset("/particles/W2", {rows, L, M_f, d, d_f}, true, H5T_FLOAT, mlp);
-  }
+  const Particles layout = particle_layout(c.model, c.model.heads, 0, 0);
+  for (const ParticleSpecies *s : layout.species())
+    for (const ParticleMatrix &m : s->matrices())
+      check.dataset("/particles/" + m.name,
+                    {rows, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows), static_cast<hsize_t>(m.cols)},
+                    true, H5T_FLOAT,
+                    " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
+                        std::to_string(L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
+                        std::to_string(m.cols));
   h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
   long long complete = static_cast<long long>(rows);
   if (H5Aexists(group, "complete") > 0) {

@@ -138,6 +138,11 @@ struct Particles {
   void unpack(const double *flat);
 };
 
+// The configured species, `heads` heads per slice: rank `rank` of `ranks`
+// owns its block of each (storage allocated, not drawn); with ranks = 0 no
+// rank owns any, the layout alone (to check a file against).
+Particles particle_layout(const ModelConfig &model, long long heads, int rank, int ranks);
+
 // This rank's particles of the configured architecture, `heads` heads per
 // slice, drawn from rho_0 with the streams of `seed`.
 Particles make_particles(const Config &config, MPI_Comm comm, std::uint64_t seed, long long heads);
