@@ -5,7 +5,7 @@
 #include "mft/runs/command_line.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
-#include "mft/train/flow.hpp"
+#include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/petsc_session.hpp"
@@ -96,14 +96,13 @@ int main(int argc, char **argv) {
         static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
 
     // Training steps: explicit Euler in tau, one forward and one adjoint each.
-    mft::Objective objective(MPI_COMM_WORLD, model);
-    mft::GradientFlow flow(MPI_COMM_WORLD, objective, config.train);
-    std::vector<double> theta(static_cast<size_t>(objective.local_size()));
+    mft::Trainer trainer(MPI_COMM_WORLD, model, config);
+    std::vector<double> theta(static_cast<size_t>(trainer.gradient().local_size()));
     model.particles->pack(theta.data());
-    objective.at(theta.data()); // warm-up, and the cached first state
+    trainer.gradient().velocity(0, theta.data()); // warm-up, and the cached first state
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    flow.run(theta.data(), train_steps);
+    trainer.run(theta.data(), 0, train_steps);
     const double t_step = (MPI_Wtime() - t0) / static_cast<double>(train_steps);
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);

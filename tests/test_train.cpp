@@ -2,7 +2,7 @@
 // descent, weight decay, the teacher's global minimum, descent, and the
 // mean-field time scale. Runs on any number of ranks.
 #include "mft/runs/command_line.hpp"
-#include "mft/train/flow.hpp"
+#include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/rng.hpp"
@@ -83,8 +83,8 @@ TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   for (double &v : theta) v += 0.05 * noise.normal();
   const double before = objective.at(theta.data()).risk;
   EXPECT_GT(before, 1e-6);
-  mft::GradientFlow flow(MPI_COMM_WORLD, objective, c.train);
-  flow.run(theta.data(), 50);
+  mft::Trainer trainer(MPI_COMM_WORLD, model, c);
+  trainer.run(theta.data(), 0, 50);
   const double after = objective.at(theta.data()).risk;
   EXPECT_LT(after, before);
   EXPECT_LT(after, 0.5 * before);

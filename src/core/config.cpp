@@ -92,8 +92,8 @@ std::string to_string(const ConfigValue &value) {
 
 namespace {
 
-// The checks that need the token dimension d (for data.task = file, the file's).
-void validate_d(const Config &c) {
+// The checks that need the token dimension d and N (for data.task = file, the file's).
+void validate_sizes(const Config &c) {
   const auto d = c.model.d, d_out = c.readout.dim;
   const bool by_coordinates = c.readout.kind == "query" || c.readout.weights.empty();
   if (by_coordinates && d_out > d)
@@ -111,13 +111,20 @@ void validate_d(const Config &c) {
   if (c.data.task == "icl-linear" && d < d_out + 1)
     throw InputError(key_error("model.d", std::to_string(d),
                                "data.task = icl-linear needs d >= readout.dim + 1 (inputs and labels)"));
+  const TrainConfig &t = c.train;
+  if (t.method == "flow" && t.batch > 0 && t.batch != c.data.sequences)
+    throw InputError(key_error("train.batch", std::to_string(t.batch),
+                               "minibatches need train.method sgd or adam (flow uses all N sequences)"));
+  if (t.batch > c.data.sequences)
+    throw InputError(key_error("train.batch", std::to_string(t.batch),
+                               "more than the N = " + std::to_string(c.data.sequences) + " training sequences"));
 }
 
 } // namespace
 
-void validate(const Config &c, bool d_known) {
+void validate(const Config &c, bool sizes_known) {
   const auto d_out = c.readout.dim;
-  if (d_known) validate_d(c);
+  if (sizes_known) validate_sizes(c);
   if (c.loss.kind == "cross-entropy" && d_out < 2)
     throw InputError(key_error("loss.kind", c.loss.kind,
                                "cross-entropy needs readout.dim >= 2 classes"));
@@ -135,6 +142,16 @@ void validate(const Config &c, bool d_known) {
     throw InputError(key_error("cgf.points", std::to_string(c.cgf.points), "at most 1000000"));
   if (c.data.task == "file" && c.data.file.empty())
     throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
+  const TrainConfig &t = c.train;
+  if (t.method != "flow" && t.ts_type != "euler")
+    throw InputError(key_error("train.ts_type", t.ts_type,
+                               "train.method = " + t.method + " takes its own steps (leave train.ts_type euler)"));
+  if (t.temperature > 0 && t.method == "adam")
+    throw InputError(key_error("train.temperature", to_string(ConfigValue(t.temperature)),
+                               "Langevin noise goes with train.method flow or sgd, not adam"));
+  if (t.temperature > 0 && t.ts_type != "euler")
+    throw InputError(key_error("train.temperature", to_string(ConfigValue(t.temperature)),
+                               "Langevin dynamics is Euler-Maruyama: needs train.ts_type euler, not " + t.ts_type));
   if (c.model.mlp_particles > 0 && c.model.mlp_width == 0)
     throw InputError(key_error("model.mlp_width", "0",
                                "must be positive when model.mlp_particles > 0"));
@@ -165,7 +182,9 @@ bool is_config_key(const std::string &name) { return find_key(name) != nullptr; 
 
 bool key_added_to_format(const std::string &key) {
   return key == "model.attention" || key == "model.causal" || key == "readout.dim" ||
-         key == "loss.kind" || key == "data.test_sequences";
+         key == "loss.kind" || key == "data.test_sequences" || key == "train.method" ||
+         key == "train.batch" || key == "train.temperature" || key == "train.beta1" ||
+         key == "train.beta2" || key == "train.eps";
 }
 
 std::string default_text(const std::string &key) {

@@ -112,6 +112,12 @@ long long parse_bytes(const std::string &key, const std::string &text) {
   return v * unit;
 }
 
+double unit_interval(const std::string &key, const std::string &text) {
+  const double v = parse_real(key, text);
+  if (v < 0 || v >= 1) throw InputError(key_error(key, text, "must lie in [0, 1)"));
+  return v;
+}
+
 double positive_real(const std::string &key, const std::string &text) {
   const double v = parse_real(key, text);
   if (v <= 0) throw InputError(key_error(key, text, "must be > 0"));
@@ -229,6 +235,17 @@ const std::vector<Key> &key_table() {
            "a progress line every this many steps"),
       bind("train.max_walltime", &C::train, &TrainConfig::max_walltime, {non_negative_real},
            "seconds: stop cleanly (snapshot, exit 75) before this much wall time; 0: no limit"),
+      bind("train.method", &C::train, &TrainConfig::method, one_of({"flow", "sgd", "adam"}),
+           "optimiser: flow (the gradient flow, train.ts_type), sgd (Euler on minibatches), adam"),
+      bind("train.batch", &C::train, &TrainConfig::batch, {non_negative},
+           "sgd, adam: minibatch size b, drawn without replacement per pass (0: all N sequences)"),
+      bind("train.temperature", &C::train, &TrainConfig::temperature, {non_negative_real},
+           "Langevin temperature T (flow with euler, sgd): noise sqrt(2 T dtau) N(0, 1) per step"),
+      bind("train.beta1", &C::train, &TrainConfig::beta1, {unit_interval},
+           "adam: decay of the first moment, in [0, 1)"),
+      bind("train.beta2", &C::train, &TrainConfig::beta2, {unit_interval},
+           "adam: decay of the second moment, in [0, 1)"),
+      bind("train.eps", &C::train, &TrainConfig::eps, {positive_real}, "adam: epsilon of the denominator"),
       bind("families.kind", &C::families, &FamiliesConfig::kind,
            one_of({"discrete", "cube", "laplace", "mixture", "gaussian-cov"}),
            "data.task families: discrete, cube, laplace, mixture, gaussian-cov"),

@@ -17,13 +17,23 @@ std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); 
 } // namespace
 
 RandomStream::RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m) {
+  const std::uint64_t parts[3] = {static_cast<std::uint64_t>(species), l, m};
+  seed_from(seed, parts, 3);
+}
+
+RandomStream::RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m,
+                           std::uint64_t step) {
+  const std::uint64_t parts[4] = {static_cast<std::uint64_t>(species), l, m, step};
+  seed_from(seed, parts, 4);
+}
+
+void RandomStream::seed_from(std::uint64_t seed, const std::uint64_t *parts, int count) {
   // Fold each key component through the mixer so that nearby keys give
   // unrelated states.
   std::uint64_t h = seed;
-  const std::uint64_t parts[3] = {static_cast<std::uint64_t>(species), l, m};
   h = splitmix64(h);
-  for (std::uint64_t p : parts) {
-    h ^= p;
+  for (int i = 0; i < count; ++i) {
+    h ^= parts[i];
     h = splitmix64(h);
   }
   for (auto &s : s_) s = splitmix64(h);

@@ -98,6 +98,16 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   e.parts.push_back({"token states", state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
   // The memory trajectory: every step's state and stages.
   if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
+  // Minibatches: their own states and trajectory for b sequences.
+  const long long b = c.train.batch;
+  if (trains && b > 0 && b < N) {
+    const long double batch_state = static_cast<long double>(b) * n * d * sizeof(double);
+    e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)),
+                       "train.batch", std::to_string(b)});
+  }
+  // Adam's moments m and v.
+  if (trains && c.train.method == "adam")
+    e.parts.push_back({"optimizer state", 2 * particles, "train.method", c.train.method});
   // The particles, the kernel's B = Q^T K, V and V^T per head, and the
   // training vectors (theta, gradient, velocity, the training TS's work).
   const long double kernel_copies = L * heads * 3 * d * d * sizeof(double);

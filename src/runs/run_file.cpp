@@ -14,7 +14,7 @@ namespace {
 const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
 // Columns a run has when its configuration asks for them, in this order.
 const char *const kOptionalHistory[] = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
-                                        "ntk_lambda_max"};
+                                        "ntk_lambda_max", "batch_risk"};
 
 void write_config(hid_t group, const Config &config) {
   for (const ConfigEntry &e : config_entries(config))
@@ -28,11 +28,11 @@ std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols)
   return {1, static_cast<hsize_t>(count), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-// One particle matrix of a species: its array, its owned block [begin,
-// count) of particles and its row shape.
+// One particle matrix of a species: this rank's values of it, its owned
+// block [begin, count) of particles and its row shape.
 struct SpeciesBlock {
   std::string name, species;
-  std::vector<double> *values;
+  double *values;
   long long M, begin, count, rows, cols;
 };
 
@@ -41,8 +41,21 @@ std::vector<SpeciesBlock> species_blocks(Particles &p) {
   for (ParticleSpecies *s : p.species())
     for (size_t k = 0; k < s->matrices().size(); ++k) {
       const ParticleMatrix &m = s->matrices()[k];
-      out.push_back({m.name, s->name(), &s->values(k), s->M, s->own.begin, s->own.count(), m.rows, m.cols});
+      out.push_back({m.name, s->name(), s->values(k).data(), s->M, s->own.begin, s->own.count(), m.rows, m.cols});
     }
+  return out;
+}
+
+// The same blocks in an array of the flat layout of Particles (an
+// optimiser's state `array`): dataset names `array`_`matrix`.
+std::vector<SpeciesBlock> state_blocks(Particles &p, const std::string &array, std::vector<double> &flat) {
+  std::vector<SpeciesBlock> out = species_blocks(p);
+  double *at = flat.data();
+  for (SpeciesBlock &b : out) {
+    b.name = array + "_" + b.name;
+    b.values = at;
+    at += p.heads.L * b.count * b.rows * b.cols;
+  }
   return out;
 }
 
@@ -94,7 +107,7 @@ void read_run_particles(const std::string &path, const std::string &key, long lo
     h5::Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!ds.valid()) throw InputError(key_error(key, path, "has no " + name));
     h5::read_block(ds, block_start(row, b), block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE,
-                   b.values->data(), false);
+                   b.values, false);
   }
 }
 
@@ -187,6 +200,42 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm,
   return f;
 }
 
+void RunFile::annotate_history(const std::string &name, const std::string &value) {
+  h5::Handle group(H5Gopen2(file_, "history", H5P_DEFAULT));
+  if (!group.valid()) throw Error("HDF5: " + path_ + " has no /history to annotate");
+  h5::write_attribute(group, name, value);
+}
+
+void RunFile::keep_optimizer_state(const OptimizerState &state, const Particles &particles) {
+  optimizer_state_ = state;
+  if (state.empty()) return;
+  auto &p = const_cast<Particles &>(particles);
+  const bool create = !h5::exists(file_, "/optimizer");
+  if (create) h5::create_group(file_, "optimizer");
+  const auto open = [&](const std::string &name) {
+    const std::string path = "/optimizer/" + name;
+    h5::Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
+    if (!ds.valid()) throw InputError(key_error("--restart", path_, "has no " + path));
+    h5::set_rows(ds, snapshots_); // drop what follows the last complete snapshot
+    return ds;
+  };
+  if (state.counter)
+    optimizer_["t"] = create ? h5::create_growing(file_, "/optimizer/t", {}, H5T_STD_I64LE, {}, 64) : open("t");
+  const auto L = static_cast<hsize_t>(particles.heads.L);
+  for (const auto &[array, flat] : state.arrays)
+    for (const SpeciesBlock &b : state_blocks(p, array, *flat)) {
+      if (!create) {
+        optimizer_[b.name] = open(b.name);
+        continue;
+      }
+      const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
+                                        static_cast<hsize_t>(b.cols)};
+      optimizer_[b.name] = h5::create_growing(file_, "/optimizer/" + b.name, row, H5T_IEEE_F64LE,
+                                              particle_chunk(b.M, b.rows, b.cols));
+      h5::write_attribute(optimizer_[b.name], "species", b.species);
+    }
+}
+
 RunFile::~RunFile() {
   if (file_.valid()) discard();
 }
@@ -196,8 +245,14 @@ void RunFile::read_snapshot(long long row, Particles &particles) {
   for (const SpeciesBlock &b : species_blocks(particles)) {
     auto it = particles_.find(b.name);
     if (it == particles_.end()) throw InputError(key_error("--restart", path_, "has no /particles/" + b.name));
-    h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values->data());
+    h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
   }
+  if (optimizer_state_.counter)
+    h5::read_block(optimizer_.at("t"), {static_cast<hsize_t>(row)}, {1}, H5T_NATIVE_LLONG,
+                   optimizer_state_.counter);
+  for (const auto &[array, flat] : optimizer_state_.arrays)
+    for (const SpeciesBlock &b : state_blocks(particles, array, *flat))
+      h5::read_block(optimizer_.at(b.name), block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
 }
 
 void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
@@ -208,7 +263,14 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
   h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
   for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
     h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
-                    block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values->data());
+                    block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+  for (auto &[name, ds] : optimizer_) h5::set_rows(ds, row + 1);
+  if (optimizer_state_.counter)
+    h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
+  for (const auto &[array, flat] : optimizer_state_.arrays)
+    for (const SpeciesBlock &b : state_blocks(const_cast<Particles &>(particles), array, *flat))
+      h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
+                      block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
   write_pending_history();
   h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
@@ -291,6 +353,7 @@ void RunFile::close() {
   write_pending_history();
   particles_.clear();
   history_.clear();
+  optimizer_.clear();
   particle_group_.reset();
   file_.reset();
   publish();
@@ -302,6 +365,7 @@ void RunFile::discard() {
   pending_.clear();
   particles_.clear();
   history_.clear();
+  optimizer_.clear();
   particle_group_.reset();
   file_.reset();
   MPI_Barrier(comm_);

@@ -159,14 +159,36 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   point.tau = point.taus.back();
   if (!training) return point;
 
+  // /optimizer: the state of the file's method, a row for every complete
+  // snapshot (rows beyond them, from a run killed while writing one, are dropped).
+  const OptimizerStateLayout state = optimizer_state_layout(c.train.method);
+  const std::string for_method = ", for train.method = " + c.train.method;
+  const auto state_rows = [&](const h5::DatasetInfo &info, const std::string &name) {
+    if (static_cast<long long>(info.dims[0]) < complete)
+      check.refuse(name + " has " + std::to_string(info.dims[0]) + " rows for " + std::to_string(complete) +
+                   " complete snapshots" + for_method);
+  };
+  if (state.counter)
+    state_rows(check.dataset("/optimizer/t", {kAny}, true, H5T_INTEGER, for_method), "/optimizer/t");
+  for (const std::string &array : state.arrays)
+    for (const ParticleSpecies *s : layout.species())
+      for (const ParticleMatrix &m : s->matrices()) {
+        const std::string name = "/optimizer/" + array + "_" + m.name;
+        state_rows(check.dataset(name,
+                                 {kAny, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows),
+                                  static_cast<hsize_t>(m.cols)},
+                                 true, H5T_FLOAT, " (like /particles/" + m.name + ")" + for_method),
+                   name);
+      }
+
   // /history: one row per step, columns of equal length.
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
   const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
   const hsize_t hrows = hsteps.dims[0];
   const std::set<std::string> optional = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
-                                          "ntk_lambda_max"};
+                                          "ntk_lambda_max", "batch_risk"};
   for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "accuracy", "test_risk",
-                           "test_accuracy", "ntk_lambda_min", "ntk_lambda_max"}) {
+                           "test_accuracy", "ntk_lambda_min", "ntk_lambda_max", "batch_risk"}) {
     const std::string p = std::string("/history/") + name;
     if (optional.count(name) && !h5::exists(file, p)) continue;
     check.dataset(p, {hrows}, true, H5T_FLOAT, " (one per row of /history/step)");

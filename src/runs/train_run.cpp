@@ -1,7 +1,7 @@
 #include "mft/runs/train_run.hpp"
 
 #include "mft/core/error.hpp"
-#include "mft/train/flow.hpp"
+#include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/train/objective.hpp"
@@ -53,7 +53,7 @@ void check_restart_config(const Config &config, const RunPoint &point, const std
 
 void print_header(std::ostream &out, const Config &c, const Model &model, int ranks,
                   const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
-                  const std::string &output) {
+                  const std::string &output, const std::string &method, bool minibatches) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
@@ -63,6 +63,7 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
   out << line << "model: " << describe_variant(c, model) << "\n"
+      << "training: " << method << "\n"
       << "memory: " << memory.summary() << "\n";
   if (!restart.empty()) {
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
@@ -70,6 +71,7 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
     out << "\n";
   }
   out << "     step          tau                R                Q        grad_norm";
+  if (minibatches) out << "          batch R";
   if (model.loss->classifies()) out << "   accuracy";
   if (model.test_data.N > 0) out << "           test R";
   if (model.test_data.N > 0 && model.loss->classifies()) out << "   test acc";
@@ -102,14 +104,13 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
-  std::unique_ptr<Objective> objective;
-  std::unique_ptr<GradientFlow> flow;
+  std::unique_ptr<Trainer> trainer;
   collectively(comm, [&] {
-    objective = std::make_unique<Objective>(comm, model);
-    flow = std::make_unique<GradientFlow>(comm, *objective, config.train);
-    config.train.ts_type = flow->ts_type();
+    trainer = std::make_unique<Trainer>(comm, model, config);
     if (!restart.empty()) check_restart_config(config, point, restart, true);
   });
+  const bool minibatches = trainer->gradient().minibatches();
+  const OptimizerState optimizer_state = trainer->optimizer().state();
 
   std::unique_ptr<RunFile> file;
   if (!restart.empty()) {
@@ -128,6 +129,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
         lock = std::move(copied.lock());
       });
     file = RunFile::reopen(output, comm, point, std::move(lock));
+    file->keep_optimizer_state(optimizer_state, *model.particles);
     file->read_snapshot(point.row, *model.particles);
   } else if (write) {
     std::vector<std::string> extra;
@@ -135,14 +137,19 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     if (model.test_data.N > 0) extra.push_back("test_risk");
     if (model.test_data.N > 0 && model.loss->classifies()) extra.push_back("test_accuracy");
     if (config.ntk.every > 0) extra.insert(extra.end(), {"ntk_lambda_min", "ntk_lambda_max"});
+    if (minibatches) extra.push_back("batch_risk");
     file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra,
                                      &model.test_data);
+    file->annotate_history("method", trainer->optimizer().describe());
+    file->keep_optimizer_state(optimizer_state, *model.particles);
     // The initial particles go to disk before any computation: every file
     // that exists is readable and restartable.
     file->append_snapshot(0, 0.0, *model.particles);
   }
   const long long steps = config.train.steps, first = point.step;
-  if (out) print_header(*out, config, model, size, restart, point, memory, output);
+  if (out)
+    print_header(*out, config, model, size, restart, point, memory, output, trainer->optimizer().describe(),
+                 minibatches);
 
   TrainResult result;
   MPI_Barrier(comm);
@@ -151,7 +158,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   long long last_step = first;
   int stop_reason = 0;
 
-  flow->set_stop_check([&](long long) {
+  trainer->set_stop_check([&](long long) {
     // Every rank's signal flag and wall-time estimate, agreed by all.
     const double now = MPI_Wtime();
     step_seconds = now - step_time;
@@ -163,7 +170,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     stop_reason = reason;
     return reason != 0;
   });
-  flow->set_monitor([&](long long step, double tau, const ParticleState &state) {
+  trainer->set_monitor([&](long long step, double tau, const ParticleState &state) {
     const double now = MPI_Wtime();
     result.risks.push_back(state.risk);
     result.last_step = step;
@@ -173,6 +180,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     std::map<std::string, double> extra;
     const bool classifies = model.loss->classifies();
     if (classifies) extra["accuracy"] = state.accuracy;
+    if (minibatches) extra["batch_risk"] = state.batch_risk;
     Measure test;
     if (model.test_data.N > 0 && !resumed) {
       test = measure(model, *model.test_solver, model.test_data);
@@ -203,6 +211,10 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e", step, tau, state.risk,
                     state.objective, state.grad_norm);
       *out << line;
+      if (minibatches) {
+        std::snprintf(line, sizeof line, " %16.9e", state.batch_risk);
+        *out << line;
+      }
       if (classifies) {
         std::snprintf(line, sizeof line, " %10.4f", state.accuracy);
         *out << line;
@@ -224,11 +236,11 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     }
   });
 
-  result.theta_final.resize(static_cast<size_t>(objective->local_size()));
+  result.theta_final.resize(static_cast<size_t>(trainer->gradient().local_size()));
   model.particles->pack(result.theta_final.data());
   const double loop_start = MPI_Wtime();
   try {
-    flow->run(result.theta_final.data(), std::max<long long>(0, steps - first), first);
+    trainer->run(result.theta_final.data(), first, std::max(first, steps));
   } catch (const InputError &) {
     throw;
   } catch (const Error &) {
@@ -238,7 +250,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     throw;
   }
   result.seconds = MPI_Wtime() - loop_start;
-  result.stopped = flow->stopped();
+  result.stopped = trainer->stopped();
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();
   if (file) file->close();

@@ -10,15 +10,20 @@
 
 namespace mft {
 
-Objective::Objective(MPI_Comm comm, Model &model) : comm_(comm), model_(model) {
+Objective::Objective(MPI_Comm comm, Model &model)
+    : Objective(comm, model, model.data, *model.field, *model.solver) {}
+
+Objective::Objective(MPI_Comm comm, Model &model, const TokenData &data, DepthField &field,
+                     DepthSolver &solver)
+    : comm_(comm), model_(model), data_(data), field_(field), solver_(solver) {
   const auto p = static_cast<size_t>(model.particles->local_size());
-  const auto x = model.data.tokens.size();
+  const auto x = data.tokens.size();
   theta_.resize(p);
   state_.dR.resize(p);
   state_.dX0.resize(x);
   X1_.resize(x);
   a1_.resize(x);
-  G_.resize(model.data.targets.size());
+  G_.resize(data.targets.size());
 }
 
 void Objective::check_finite(const std::vector<double> &values, const char *what) const {
@@ -66,14 +71,15 @@ const Gradient &Objective::at(const double *theta) {
   Particles &p = *model_.particles;
   p.unpack(theta);
   model_.particles_changed();
-  const TokenData &data = model_.data;
-  model_.solver->solve(data.tokens.data(), X1_.data());
+  if (&field_ != model_.field.get()) field_.particles_changed();
+  const TokenData &data = data_;
+  solver_.solve(data.tokens.data(), X1_.data());
   const std::vector<double> yhat = model_.readout->predict(data, X1_.data());
   state_.risk = model_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
   if (!std::isfinite(state_.risk)) throw Error("the risk R is not finite");
   state_.accuracy = model_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
   model_.readout->pull_back(data, G_.data(), static_cast<double>(data.N), a1_.data());
-  model_.solver->adjoint(a1_.data(), state_.dX0.data(), state_.dR.data());
+  solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data());
   check_finite(state_.dR, "the gradient dR/d");
   ++evaluations_;
   valid_ = true;

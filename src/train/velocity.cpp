@@ -30,6 +30,7 @@ void mean_field_velocity(MPI_Comm comm, const Particles &particles, const double
     decay += sums[2 * s] / species[s]->time_scale();
     norm += sums[2 * s + 1] / species[s]->time_scale();
   }
+  out.decay = decay;
   out.objective = std::fma(0.5 * lambda, decay, risk);
   out.grad_norm = std::sqrt(norm);
 }

@@ -68,6 +68,12 @@ struct TrainConfig {
   double lambda = 0.0; // weight decay
   long long print_every = 10;
   double max_walltime = 0.0; // seconds; stop cleanly before this (0: no limit)
+  // Optimiser (MODEL.md §10): flow | sgd | adam, the minibatch size b
+  // (0: all N sequences), the Langevin temperature T and Adam's constants.
+  std::string method = "flow";
+  long long batch = 0;
+  double temperature = 0.0;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
 struct FamiliesConfig {
@@ -169,9 +175,10 @@ bool key_added_to_format(const std::string &key);
 std::string default_text(const std::string &key);
 
 // Cross-key checks (called by parse_config; again after data.task = file
-// resolved N, n and d from the file). Without `d_known` the checks that need
-// the token dimension (readout coordinates and weights) wait for it.
-void validate(const Config &config, bool d_known = true);
+// resolved N, n and d from the file). Without `sizes_known` the checks that
+// need the token dimension or N (readout coordinates and weights, the
+// minibatch size) wait for them.
+void validate(const Config &config, bool sizes_known = true);
 
 // The table of keys with their defaults and meaning, for --help.
 std::string config_help();

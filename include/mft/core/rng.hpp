@@ -16,11 +16,15 @@ enum class Species : std::uint64_t {
   Neurons = 2,      // MLP neuron particles (W1, W2)
   DataSequence = 3, // the tokens of one sequence (l = sequence index)
   DataTask = 4,     // task-wide quantities (a target functional)
+  Minibatch = 5,    // the order of the training sequences in one pass (l = pass)
 };
 
 class RandomStream {
 public:
   RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m);
+  // The stream of particle (l, m) at training step `step` (Langevin noise):
+  // the key has one more part, so it is unrelated to the particle's own.
+  RandomStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m, std::uint64_t step);
 
   std::uint64_t next_u64();
   // Uniform on [0, 1) with 53 random bits.
@@ -29,6 +33,7 @@ public:
   double normal();
 
 private:
+  void seed_from(std::uint64_t seed, const std::uint64_t *parts, int count);
   std::uint64_t s_[4];
   double spare_ = 0.0;
   bool has_spare_ = false;

@@ -44,6 +44,7 @@ public:
                   std::vector<ParticleMatrix> matrices);
 
   const std::string &name() const { return name_; } // heads, neurons: the file's species attribute
+  Species stream() const { return stream_; }          // the key of its particles' random streams
   const std::vector<ParticleMatrix> &matrices() const { return matrices_; }
   std::vector<double> &values(size_t k) { return values_[k]; }
   const std::vector<double> &values(size_t k) const { return values_[k]; }

@@ -14,6 +14,7 @@
 #include "mft/io/h5.hpp"
 #include "mft/io/output_claim.hpp"
 #include "mft/model/particles.hpp"
+#include "mft/train/optimizer.hpp"
 
 #include <map>
 #include <memory>
@@ -101,11 +102,23 @@ public:
   RunFile(const RunFile &) = delete;
   RunFile &operator=(const RunFile &) = delete;
 
-  // Reads snapshot `row` into this rank's share of `particles`.
+  // A string attribute of /history (e.g. the training method). Collective.
+  void annotate_history(const std::string &name, const std::string &value);
+
+  // The optimiser's state (optimizer.hpp) goes with every snapshot from now
+  // on, under /optimizer: `t` (its counter) and one dataset per state array
+  // and particle matrix, `m_Q` = array m of the Q matrices, shaped like
+  // /particles/Q. A new file creates them (before its first snapshot); a
+  // reopened one continues them. `state` must outlive the file. Collective.
+  void keep_optimizer_state(const OptimizerState &state, const Particles &particles);
+
+  // Reads snapshot `row` into this rank's share of `particles` (and of the
+  // optimiser's state, when kept).
   void read_snapshot(long long row, Particles &particles);
 
-  // Appends one row to /particles (step, tau, each rank's own particles),
-  // writes the pending history rows, marks the snapshot complete, flushes.
+  // Appends one row to /particles (step, tau, each rank's own particles) and
+  // /optimizer, writes the pending history rows, marks the snapshot
+  // complete, flushes.
   void append_snapshot(long long step, double tau, const Particles &particles);
 
   // Appends one row to /history; written with the next snapshot or close().
@@ -157,6 +170,8 @@ private:
   h5::Handle file_, particle_group_;
   std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
   std::map<std::string, h5::Handle> history_;   // step and the columns
+  std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
+  OptimizerState optimizer_state_;
   std::vector<std::string> columns_;            // tau, risk, objective, grad_norm, wall_time, extras
   hsize_t snapshots_ = 0, history_rows_ = 0;
   std::vector<HistoryRow> pending_;

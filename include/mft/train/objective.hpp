@@ -19,8 +19,14 @@ struct Gradient {
 
 class Objective {
 public:
-  // `model` must have been built with the adjoint.
+  // The risk of the model's training data; `model` must have been built
+  // with the adjoint.
   explicit Objective(MPI_Comm comm, Model &model);
+  // The risk of other sequences `data` (a minibatch) over the same
+  // particles, with a field and an adjoint solver of their own for
+  // data.N sequences. The data may change between calls: then call
+  // data_changed().
+  Objective(MPI_Comm comm, Model &model, const TokenData &data, DepthField &field, DepthSolver &solver);
 
   // The gradient at the flat particles theta (this rank's share).
   // Collective. Kept for the last theta: asking again with the same values
@@ -28,6 +34,9 @@ public:
   // share it). Throws Error naming the slice and the quantity when a
   // particle, a token, R or a gradient is not finite.
   const Gradient &at(const double *theta);
+
+  // The sequences changed: the next at() computes afresh.
+  void data_changed() { valid_ = false; }
 
   long long local_size() const { return static_cast<long long>(theta_.size()); }
   long long evaluations() const { return evaluations_; }
@@ -39,6 +48,9 @@ private:
 
   MPI_Comm comm_;
   Model &model_;
+  const TokenData &data_;
+  DepthField &field_;
+  DepthSolver &solver_;
   std::vector<double> theta_; // the theta of `state_`
   bool valid_ = false;
   Gradient state_;

@@ -15,6 +15,7 @@ namespace mft {
 struct Velocity {
   std::vector<double> values; // d theta/d tau, this rank's particles (flat layout)
   double objective = 0.0;     // Q
+  double decay = 0.0;         // sum_species (1/(M L)) sum |theta|^2: Q = R + (lambda/2) decay
   double grad_norm = 0.0;
 };
 

@@ -1,0 +1,55 @@
+#pragma once
+// Optimisers (MODEL.md §10): the training loop (trainer.hpp) asks one to
+// move the particles from step k to k + 1; the gradient comes from
+// StepGradient (full or minibatch risk), the update and its state belong to
+// the optimiser. Registered by name (train.method): flow, sgd (flow.hpp),
+// adam (adam.hpp); a new one is a class and a line in optimizer.cpp.
+#include "mft/core/config.hpp"
+#include "mft/train/step_gradient.hpp"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mft {
+
+// What an optimiser keeps between steps: arrays in the flat layout of
+// Particles (this rank's share) and a counter. The run file writes it with
+// every particle snapshot under /optimizer and a restart reads it back, so
+// a continued run takes the same steps as a straight one.
+struct OptimizerState {
+  long long *counter = nullptr; // e.g. Adam's t; null: none
+  std::vector<std::pair<std::string, std::vector<double> *>> arrays; // by name, e.g. m, v
+  bool empty() const { return counter == nullptr && arrays.empty(); }
+};
+
+class Optimizer {
+public:
+  virtual ~Optimizer() = default;
+  // theta (this rank's particles, flat) from step `step` to step + 1.
+  // Collective. Throws Error naming the step when it fails.
+  virtual void step(long long step, double *theta) = 0;
+  // The method and its constants, for the run header.
+  virtual std::string describe() const = 0;
+  // The state to keep in snapshots (empty: none).
+  virtual OptimizerState state() { return {}; }
+};
+
+// The optimiser of config.train.method over `gradient`. Collective; throws
+// InputError for a method or integrator it cannot run. `config` is updated
+// with what was resolved (the training TS type after the options database).
+std::unique_ptr<Optimizer> make_optimizer(Config &config, StepGradient &gradient);
+
+// The names train.method accepts, in registry order.
+std::vector<std::string> optimizer_names();
+
+// What state() of method `method` holds: whether a counter, and the names of
+// its arrays (what a run file of that method must have under /optimizer).
+struct OptimizerStateLayout {
+  bool counter = false;
+  std::vector<std::string> arrays;
+};
+OptimizerStateLayout optimizer_state_layout(const std::string &method);
+
+} // namespace mft

@@ -1,0 +1,72 @@
+#pragma once
+// The gradient every optimiser steps with (MODEL.md §10): at training step k
+// and particles theta, the mean-field velocity -G_lm = -(M L) dR/dtheta_lm -
+// lambda theta_lm of the full risk, or, with minibatches (train.batch b < N),
+// of the risk of step k's b sequences (minibatch.hpp), normalised by b.
+//
+// What a history row reports stays about the full data: R (and accuracy) of
+// all N sequences at theta, Q from that R; grad_norm is the norm of the
+// velocity the step uses, and the minibatch risk is reported beside R.
+#include "mft/core/config.hpp"
+#include "mft/train/objective.hpp"
+#include "mft/train/velocity.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace mft {
+
+// What a history row reports about the particles of a step.
+struct ParticleState {
+  double risk = 0.0;       // R of all N training sequences
+  double accuracy = 0.0;   // training accuracy (a classifying loss; else 0)
+  double objective = 0.0;  // Q = R + (lambda/2) decay
+  double grad_norm = 0.0;  // of the velocity the step uses
+  double batch_risk = 0.0; // R of the step's minibatch (= R without minibatches)
+};
+
+class StepGradient {
+public:
+  // With config.train.batch in (0, N): a field and an adjoint solver for b
+  // sequences beside the model's. Minibatch streams: seed config.init.seed.
+  StepGradient(MPI_Comm comm, Model &model, const Config &config);
+  StepGradient(const StepGradient &) = delete;
+  StepGradient &operator=(const StepGradient &) = delete;
+
+  // The velocity of step `step` at the flat particles theta (this rank's
+  // share). Collective. Computed once per (step's data, theta).
+  const Velocity &velocity(long long step, const double *theta);
+
+  // The history row of step `step` at theta (computes velocity() too, which
+  // the step from theta then reuses). Collective.
+  ParticleState row(long long step, const double *theta);
+
+  long long batch() const { return b_; }
+  bool minibatches() const { return b_ < model_.data.N; }
+  long long local_size() const { return full_.local_size(); }
+  MPI_Comm comm() const { return comm_; }
+  Model &model() { return model_; }
+
+private:
+  Objective &objective_of(long long step);
+
+  MPI_Comm comm_;
+  Model &model_;
+  double lambda_;
+  std::uint64_t seed_;
+  long long b_;
+  Objective full_;
+  // Minibatches: step `batch_step_`'s sequences and their own solver.
+  TokenData batch_data_;
+  std::unique_ptr<DepthField> batch_field_;
+  std::unique_ptr<DepthSolver> batch_solver_;
+  std::unique_ptr<Objective> batch_;
+  long long batch_step_ = -1;
+  // The velocity, for the objective evaluation it belongs to.
+  Velocity velocity_;
+  const Objective *velocity_objective_ = nullptr;
+  long long velocity_of_ = -1;
+};
+
+} // namespace mft

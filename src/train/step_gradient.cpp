@@ -1,0 +1,74 @@
+#include "mft/train/step_gradient.hpp"
+
+#include "mft/train/minibatch.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mft {
+
+StepGradient::StepGradient(MPI_Comm comm, Model &model, const Config &config)
+    : comm_(comm), model_(model), lambda_(config.train.lambda), seed_(config.init.seed),
+      b_(config.train.batch > 0 ? config.train.batch : model.data.N), full_(comm, model) {
+  if (!minibatches()) return;
+  const TokenData &data = model.data;
+  batch_data_.N = b_;
+  batch_data_.n = data.n;
+  batch_data_.d = data.d;
+  batch_data_.d_out = data.d_out;
+  batch_data_.tokens.resize(static_cast<size_t>(b_ * data.n * data.d));
+  batch_data_.targets.resize(static_cast<size_t>(b_ * data.d_out));
+  batch_field_ = std::make_unique<DepthField>(comm, b_, data.n, *model.particles, FieldOptions::of(config.model));
+  batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, config.depth, true);
+  batch_ = std::make_unique<Objective>(comm, model, batch_data_, *batch_field_, *batch_solver_);
+}
+
+Objective &StepGradient::objective_of(long long step) {
+  if (!minibatches()) return full_;
+  if (step != batch_step_) {
+    const TokenData &data = model_.data;
+    const long long per_sequence = data.n * data.d;
+    const std::vector<long long> rows = minibatch_of_step(seed_, step, data.N, b_);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      std::copy_n(data.sequence(rows[r]), per_sequence, batch_data_.sequence(static_cast<long long>(r)));
+      std::copy_n(data.target(rows[r]), data.d_out, batch_data_.targets.data() + r * data.d_out);
+    }
+    batch_->data_changed();
+    batch_step_ = step;
+  }
+  return *batch_;
+}
+
+const Velocity &StepGradient::velocity(long long step, const double *theta) {
+  Objective &objective = objective_of(step);
+  const Gradient &g = objective.at(theta);
+  if (velocity_objective_ != &objective || velocity_of_ != objective.evaluations()) {
+    mean_field_velocity(comm_, *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
+    velocity_objective_ = &objective;
+    velocity_of_ = objective.evaluations();
+  }
+  return velocity_;
+}
+
+ParticleState StepGradient::row(long long step, const double *theta) {
+  const Velocity &v = velocity(step, theta);
+  const Gradient &g = objective_of(step).at(theta); // kept from velocity()
+  ParticleState s;
+  s.grad_norm = v.grad_norm;
+  s.batch_risk = g.risk;
+  if (!minibatches()) {
+    s.risk = g.risk;
+    s.accuracy = g.accuracy;
+    s.objective = v.objective;
+    return s;
+  }
+  // The particles hold theta (the minibatch objective set them): the full
+  // data's risk with a forward solve alone.
+  const Measure full = measure(model_, *model_.solver, model_.data);
+  s.risk = full.risk;
+  s.accuracy = full.accuracy;
+  s.objective = std::fma(0.5 * lambda_, v.decay, full.risk);
+  return s;
+}
+
+} // namespace mft
