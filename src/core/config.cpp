@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdlib>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -75,10 +76,14 @@ std::string to_string(const ConfigValue &value) {
   struct {
     std::string operator()(long long v) const { return std::to_string(v); }
     std::string operator()(double v) const {
-      std::ostringstream s;
-      s.precision(17);
-      s << v;
-      return s.str();
+      // The shortest text that reads back as the same double (0.9, not
+      // 0.90000000000000002): exact, and what the user wrote.
+      for (int digits = 15;; ++digits) {
+        std::ostringstream s;
+        s.precision(digits);
+        s << v;
+        if (digits >= 17 || std::strtod(s.str().c_str(), nullptr) == v) return s.str();
+      }
     }
     std::string operator()(const std::string &v) const { return v; }
     std::string operator()(const std::vector<double> &v) const {
