@@ -1,14 +1,25 @@
 #!/usr/bin/python3
-"""Checks one explicit-Euler training step of an mft run from the file alone.
+"""Checks training steps of an mft run from the file alone.
 
-With train.ts_type = euler, snapshots 0 and 1 must satisfy
+Gradient descent (train.method flow with train.ts_type euler, or sgd on full
+batches): snapshots 0 and 1 must satisfy
 
     theta_1 = theta_0 - dtau ((M L) dR/dtheta + lambda theta_0)
 
 (M_f L for the MLP's particles: each particle dataset is scaled by its own
-particle count per slice, M or M_f, times L). This script reads
-theta_0 and theta_1, solves that for the gradient g = dR/dtheta, and checks g
-against the forward-mode derivative and central finite differences
+particle count per slice, M or M_f, times L); the script solves that for
+the gradient g = dR/dtheta at theta_0.
+
+Adam (train.method adam on full batches, MODEL.md §10): every step k = 1, 2,
+3 with snapshots of steps k - 1 and k (output.snapshot_every 1) is checked
+from the particles and the optimiser state /optimizer (t, m, v): t goes up
+by one, G = (m_k - beta1 m_{k-1}) / (1 - beta1) is the step's gradient,
+v_k = beta2 v_{k-1} + (1 - beta2) G^2 and
+theta_k = theta_{k-1} - dtau (m_k / (1 - beta1^t)) / (sqrt(v_k / (1 - beta2^t)) + eps)
+to 1e-12, and g = (G - lambda theta_{k-1}) / (M L) is the gradient at theta_{k-1}.
+
+Every gradient g is checked against the forward-mode derivative and central
+finite differences
 (Richardson-extrapolated) of R, both computed by an independent NumPy
 implementation of the model
 (scripts/mft_reference.py, which follows model.attention, model.causal,
@@ -25,8 +36,7 @@ and, when the file holds held-out data (/data/test_tokens), R and accuracy
 of that data against /history/test_risk[0] (relative 1e-10) and
 /history/test_accuracy[0] (exact).
 
-The step must be plain gradient descent: train.method flow (or absent) with
-train.ts_type euler, or sgd on full batches; no Langevin noise.
+Minibatches and Langevin noise are random: those runs are refused.
 
 Exit status 0 when every check passes, 1 otherwise.
 """
@@ -39,18 +49,51 @@ import mft_io
 import mft_reference as ref
 
 
-def plain_descent(cfg, N):
-    """Why the step of this configuration is not plain gradient descent, or ''."""
+def step_kind(cfg, N):
+    """('descent' or 'adam', '') for a checkable run, else (None, why not)."""
     method = str(cfg.get("train.method", "flow"))
     if method == "flow" and cfg.get("train.ts_type") != "euler":
-        return f"train.ts_type is {cfg.get('train.ts_type')!r}, not euler"
-    if method == "sgd" and 0 < int(cfg.get("train.batch", 0)) < N:
-        return f"train.method sgd with train.batch {int(cfg['train.batch'])} < N = {N} (a random minibatch)"
-    if method not in ("flow", "sgd"):
-        return f"train.method is {method!r}"
+        return None, f"train.ts_type is {cfg.get('train.ts_type')!r}, not euler"
+    if method in ("sgd", "adam") and 0 < int(cfg.get("train.batch", 0)) < N:
+        return None, f"train.method {method} with train.batch {int(cfg['train.batch'])} < N = {N} (random minibatches)"
+    if method not in ("flow", "sgd", "adam"):
+        return None, f"train.method is {method!r}"
     if float(cfg.get("train.temperature", 0.0)) != 0.0:
-        return f"train.temperature is {cfg['train.temperature']} (Langevin noise)"
-    return ""
+        return None, f"train.temperature is {cfg['train.temperature']} (Langevin noise)"
+    return ("adam" if method == "adam" else "descent"), ""
+
+
+def max_relative(a, b):
+    """max |a - b| over max |b|, over every dataset of the dicts a and b."""
+    num = max(float(np.abs(a[s] - b[s]).max()) for s in b if b[s].size)
+    den = max(float(np.abs(b[s]).max()) for s in b if b[s].size)
+    return num / max(den, 1e-300)
+
+
+def adam_step(run, cfg, k, scale):
+    """Checks Adam's update from snapshot step k - 1 to k; returns (g at
+    theta_{k-1}, theta_{k-1}, ok) or None when the file lacks the snapshots."""
+    steps = list(run.snapshot_steps)
+    if k - 1 not in steps or k not in steps:
+        return None
+    a, b = run.snapshot_index(k - 1), run.snapshot_index(k)
+    th_a, th_b = run.particles(a), run.particles(b)
+    sa, sb = run.optimizer_state(a), run.optimizer_state(b)
+    if sa is None or "m" not in sa or "v" not in sa or "t" not in sa:
+        sys.exit(f"error: {run.path}: train.method adam but no /optimizer state (t, m_*, v_*)")
+    b1, b2 = float(cfg.get("train.beta1", 0.9)), float(cfg.get("train.beta2", 0.999))
+    eps, dtau, lam = float(cfg.get("train.eps", 1e-8)), float(cfg["train.dtau"]), float(cfg["train.lambda"])
+    t = sb["t"]
+    G = {s: (sb["m"][s] - b1 * sa["m"][s]) / (1 - b1) for s in th_a}
+    v = {s: b2 * sa["v"][s] + (1 - b2) * G[s] ** 2 for s in th_a}
+    theta = {s: th_a[s] - dtau * (sb["m"][s] / (1 - b1 ** t)) / (np.sqrt(sb["v"][s] / (1 - b2 ** t)) + eps)
+             for s in th_a}
+    rel_v, rel_theta = max_relative(sb["v"], v), max_relative(th_b, theta)
+    ok = t == sa["t"] + 1 and rel_v < 1e-12 and rel_theta < 1e-12
+    print(f"adam step {k}: t {sa['t']} -> {t}, v relative {rel_v:.1e}, theta relative {rel_theta:.1e}"
+          f"{'' if ok else '  FAIL'}")
+    grad = {s: (G[s] - lam * th_a[s]) / scale[s] for s in th_a}
+    return grad, th_a, ok
 
 
 def compare_risk(label, value, hist, key):
@@ -76,44 +119,13 @@ def compare_accuracy(label, value, hist, key):
     return good
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", help="an mft train run file with snapshots of steps 0 and 1")
-    parser.add_argument("--directions", type=int, default=4, help="random directions (default 4)")
-    parser.add_argument("--tolerance", type=float, default=1e-6,
-                        help="relative tolerance against the finite differences (default 1e-6)")
-    parser.add_argument("--jvp-tolerance", type=float, default=1e-10,
-                        help="relative tolerance against the forward-mode derivative (default 1e-10)")
-    args = parser.parse_args()
-
-    run = mft_io.open_run(args.run)
-    cfg = run.config
-    X0, y = run.tokens, run.targets
-    refuse = plain_descent(cfg, X0.shape[0])
-    if refuse:
-        sys.exit(f"error: {args.run}: {refuse}; this check needs one plain gradient-descent step")
-    th0 = run.particles(run.snapshot_index(0))
-    th1 = run.particles(run.snapshot_index(1))
-    dtau, lam = float(cfg["train.dtau"]), float(cfg["train.lambda"])
-    scale = {s: th0[s].shape[0] * th0[s].shape[1] for s in th0}  # L M, or L M_f
-    grad = {s: -((th1[s] - th0[s]) / dtau + lam * th0[s]) / scale[s] for s in th0}
-
+def check_directions(X0, y, cfg, th0, grad, args):
+    """Checks <grad, u> against the reference's forward-mode derivative and
+    finite differences of R at th0 for several directions u; True when all agree."""
     def R(theta):
         return ref.risk(X0, y, theta, cfg)
 
     ok = True
-    R0, acc0 = ref.evaluate(X0, y, th0, cfg)
-    hist = run.history
-    if hist is not None:
-        ok &= compare_risk("R(theta_0)", R0, hist, "risk")
-        if "accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
-            ok &= compare_accuracy("accuracy(theta_0)", acc0, hist, "accuracy")
-        if run.test_tokens is not None:
-            Rt, acct = ref.evaluate(run.test_tokens, run.test_targets, th0, cfg)
-            ok &= compare_risk("test R(theta_0)", Rt, hist, "test_risk")
-            if "test_accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
-                ok &= compare_accuracy("test accuracy(theta_0)", acct, hist, "test_accuracy")
-
     rng = np.random.default_rng(12345)
     directions = [("g itself", grad)]
     for k in range(args.directions):
@@ -122,6 +134,7 @@ def main():
         if th0[s].size:
             directions.append((f"{s} alone", {t: (rng.standard_normal(th0[t].shape) if t == s
                                                   else np.zeros_like(th0[t])) for t in th0}))
+
     def central(u, eps):
         plus = {s: th0[s] + eps * u[s] for s in th0}
         minus = {s: th0[s] - eps * u[s] for s in th0}
@@ -149,6 +162,61 @@ def main():
         ok &= good
         print(f"{name:>12} {dot:22.15e} {jvp:22.15e} {rel_jvp:10.2e} {fd:22.15e} {rel_fd:10.2e}"
               f"{'' if good else '  FAIL'}")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="an mft train run file with snapshots of steps 0 and 1")
+    parser.add_argument("--directions", type=int, default=4, help="random directions (default 4)")
+    parser.add_argument("--tolerance", type=float, default=1e-6,
+                        help="relative tolerance against the finite differences (default 1e-6)")
+    parser.add_argument("--jvp-tolerance", type=float, default=1e-10,
+                        help="relative tolerance against the forward-mode derivative (default 1e-10)")
+    args = parser.parse_args()
+
+    run = mft_io.open_run(args.run)
+    cfg = run.config
+    X0, y = run.tokens, run.targets
+    kind, refuse = step_kind(cfg, X0.shape[0])
+    if refuse:
+        sys.exit(f"error: {args.run}: {refuse}; this check needs gradient-descent or Adam steps on full batches")
+    th0 = run.particles(run.snapshot_index(0))
+    dtau, lam = float(cfg["train.dtau"]), float(cfg["train.lambda"])
+    scale = {s: th0[s].shape[0] * th0[s].shape[1] for s in th0}  # L M, or L M_f
+    ok = True
+    if kind == "descent":
+        if 1 not in list(run.snapshot_steps):
+            sys.exit(f"error: {args.run}: no snapshot of step 1 (output.snapshot_every 1)")
+        th1 = run.particles(run.snapshot_index(1))
+        steps = [("step 1", {s: -((th1[s] - th0[s]) / dtau + lam * th0[s]) / scale[s] for s in th0}, th0)]
+    else:
+        steps = []
+        for k in (1, 2, 3):
+            checked = adam_step(run, cfg, k, scale)
+            if checked is None:
+                break
+            grad, theta, good = checked
+            ok &= good
+            steps.append((f"step {k}", grad, theta))
+        if not steps:
+            sys.exit(f"error: {args.run}: no snapshots of steps 0 and 1 (output.snapshot_every 1)")
+
+    R0, acc0 = ref.evaluate(X0, y, th0, cfg)
+    hist = run.history
+    if hist is not None:
+        ok &= compare_risk("R(theta_0)", R0, hist, "risk")
+        if "accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
+            ok &= compare_accuracy("accuracy(theta_0)", acc0, hist, "accuracy")
+        if run.test_tokens is not None:
+            Rt, acct = ref.evaluate(run.test_tokens, run.test_targets, th0, cfg)
+            ok &= compare_risk("test R(theta_0)", Rt, hist, "test_risk")
+            if "test_accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
+                ok &= compare_accuracy("test accuracy(theta_0)", acct, hist, "test_accuracy")
+
+    for label, grad, theta in steps:
+        print(f"{label}: the gradient at its particles")
+        ok &= check_directions(X0, y, cfg, theta, grad, args)
     print("all checks passed" if ok else "some checks failed")
     return 0 if ok else 1
 

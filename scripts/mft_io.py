@@ -110,6 +110,21 @@ class Run:
         g = self.file["particles"]
         return {s: g[s][index] for s in self.species}
 
+    def optimizer_state(self, index):
+        """The optimiser's state written with snapshot `index` (a row of
+        /particles), or None when the run keeps none (flow, sgd): {'t': int,
+        'm': {'Q': array like particles(index)['Q'], ...}, 'v': {...}} for
+        every array `a` of /optimizer/a_<dataset>."""
+        if "optimizer" not in self.file:
+            return None
+        g = self.file["optimizer"]
+        out = {"t": int(g["t"][index])} if "t" in g else {}
+        for name in self.species:
+            for key in g:
+                if key.endswith("_" + name) and isinstance(g[key], h5py.Dataset):
+                    out.setdefault(key[: -len(name) - 1], {})[name] = g[key][index]
+        return out
+
     def snapshot_index(self, step):
         rows = np.flatnonzero(self.snapshot_steps == step)
         if rows.size == 0:
@@ -120,7 +135,8 @@ class Run:
     def history(self):
         """Every dataset of /history as an array ('step', 'tau', 'risk',
         'objective', 'grad_norm', 'wall_time', and 'accuracy', 'test_risk',
-        'test_accuracy' when the run wrote them), or None."""
+        'test_accuracy', 'batch_risk', 'ntk_lambda_min', 'ntk_lambda_max' when
+        the run wrote them), or None."""
         if "history" not in self.file:
             return None
         return {k: v[...] for k, v in self.file["history"].items()}
