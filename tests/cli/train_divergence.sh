@@ -16,6 +16,16 @@ assert list(f['history/step'][:]) == [0], f['history/step'][:]
 assert list(f['particles/step'][:]) == [0]
 " || fail "div.h5 does not hold the state before the failure"
 
+# The same for the other methods: sgd on minibatches, Adam, Langevin noise.
+for method in "--train.method sgd --train.batch 16 --train.dtau 1e8" "--train.method adam --train.dtau 1e300" \
+              "--train.temperature 1e300"; do
+  read -r -a a <<<"$method"
+  mft_run 2 train "${a[@]}" --train.steps 5 --output.file div-m.h5 --output.overwrite true
+  [ "$status" -eq 1 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "training step 1: " err.txt ||
+    { fail "$method: exit $status, expected 1 and one line naming step 1"; cat err.txt; }
+  echo "$method: $(cat err.txt)"
+done
+
 # Tokens that overflow in the first forward solve: exit 1 at step 0, and the
 # file still holds the initial snapshot (written before any computation).
 "$PYTHON" -c "
