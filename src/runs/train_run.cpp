@@ -57,11 +57,12 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
-                " | depth TS %s %s, k=%lld | train TS %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
+                " | depth TS %s %s, k=%lld | train %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
                 model.data.N, model.data.n, model.data.d, c.data.task.c_str(), c.model.heads,
                 c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
-                c.train.ts_type.c_str(), c.train.dtau, c.train.steps, c.train.lambda, ranks);
+                (c.train.method == "flow" ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
+                c.train.steps, c.train.lambda, ranks);
   out << line << "model: " << describe_variant(c, model) << "\n"
       << "training: " << method << "\n"
       << "memory: " << memory.summary() << "\n";
