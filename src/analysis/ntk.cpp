@@ -4,6 +4,7 @@
 #include "mft/core/error.hpp"
 #include "mft/core/linalg.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mft {
@@ -47,17 +48,28 @@ NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
   long long width = 0;
   for (const Range &r : group) width += r.end - r.begin;
 
-  // J (N x width), each row scaled by sqrt(time scale): K = J J^T.
-  std::vector<double> J(static_cast<size_t>(N * width)), X1(data.tokens.size()), a1(data.tokens.size()),
+  // J (N x width), each row scaled by sqrt(time scale): K = J J^T. Output
+  // i depends on sequence i alone: a forward and an adjoint solve of that
+  // sequence per output (TSAdjointSolve consumes the trajectory), with a
+  // solver for one sequence, so the cost is linear in N: d_out forward and
+  // adjoint solves of the data.
+  DepthField field(comm, 1, data.n, p, model.field_options);
+  DepthSolver solver(field, model.depth_config, true);
+  TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
+                std::vector<double>(static_cast<size_t>(d_out))};
+  std::vector<double> J(static_cast<size_t>(N * width)), X1(one.tokens.size()), a1(one.tokens.size()),
       dtheta(static_cast<size_t>(p.local_size()));
-  for (long long i = 0; i < N; ++i) {
-    model.solver->solve(data.tokens.data(), X1.data());
-    model.readout->unit_cotangent(data, i / d_out, i % d_out, a1.data());
-    model.solver->adjoint(a1.data(), nullptr, dtheta.data());
-    double *row = J.data() + i * width;
-    for (const Range &r : group) {
-      const double w = std::sqrt(r.scale);
-      for (long long k = r.begin; k < r.end; ++k) *row++ = w * dtheta[k];
+  for (long long i = 0; i < data.N; ++i) {
+    std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
+    for (long long k = 0; k < d_out; ++k) {
+      solver.solve(one.tokens.data(), X1.data());
+      model.readout->unit_cotangent(one, 0, k, a1.data());
+      solver.adjoint(a1.data(), nullptr, dtheta.data());
+      double *row = J.data() + (i * d_out + k) * width;
+      for (const Range &r : group) {
+        const double w = std::sqrt(r.scale);
+        for (long long q = r.begin; q < r.end; ++q) *row++ = w * dtheta[q];
+      }
     }
   }
   NtkSpectrum out;

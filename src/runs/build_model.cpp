@@ -50,17 +50,19 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
     validate(config);
     model.particles = std::make_unique<Particles>(
         make_particles(config, comm, config.init.seed, config.model.heads));
+    model.field_options = FieldOptions::of(config.model);
     model.field = std::make_unique<DepthField>(comm, model.data.N, model.data.n, *model.particles,
-                                               FieldOptions::of(config.model));
+                                               model.field_options);
     model.solver = std::make_unique<DepthSolver>(*model.field, config.depth, job != Job::Forward);
     config.depth.ts_type = model.solver->ts_type(); // as resolved by the options database
     config.depth.rk_type = model.solver->rk_type();
+    model.depth_config = config.depth;
     model.readout = std::make_unique<Readout>(config);
     model.loss = make_loss(config.loss.kind);
     if (model.test_data.N > 0) {
       model.test_field = std::make_unique<DepthField>(comm, model.test_data.N, model.test_data.n,
-                                                      *model.particles, FieldOptions::of(config.model));
-      model.test_solver = std::make_unique<DepthSolver>(*model.test_field, config.depth, false);
+                                                      *model.particles, model.field_options);
+      model.test_solver = std::make_unique<DepthSolver>(*model.test_field, model.depth_config, false);
     }
   });
   return model;

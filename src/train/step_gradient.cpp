@@ -18,8 +18,8 @@ StepGradient::StepGradient(MPI_Comm comm, Model &model, const Config &config)
   batch_data_.d_out = data.d_out;
   batch_data_.tokens.resize(static_cast<size_t>(b_ * data.n * data.d));
   batch_data_.targets.resize(static_cast<size_t>(b_ * data.d_out));
-  batch_field_ = std::make_unique<DepthField>(comm, b_, data.n, *model.particles, FieldOptions::of(config.model));
-  batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, config.depth, true);
+  batch_field_ = std::make_unique<DepthField>(comm, b_, data.n, *model.particles, model.field_options);
+  batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, model.depth_config, true);
   batch_ = std::make_unique<Objective>(comm, model, batch_data_, *batch_field_, *batch_solver_);
 }
 

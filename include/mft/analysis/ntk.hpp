@@ -5,9 +5,11 @@
 //     K_G = (M L) J J^T   (the MLP's particles, in group `all`, weigh M_f L),
 //
 // the Gram matrix of the gradient flow's linearisation: d yhat/d tau =
-// -K (yhat - y)/N. Row J_i comes from one forward and one adjoint solve with
-// a(1) = d yhat_i/dX(1); each rank keeps its own particles' entries and the
-// ranks' partial Grams are summed by one all-reduce.
+// -K (yhat - y)/N. yhat_i depends on sequence i alone: row (i, k) comes
+// from a forward and an adjoint solve of sequence i alone with a(1) =
+// d yhat_ik/dX(1) (a solver for one sequence: the cost is linear in N);
+// each rank keeps its own particles' entries and the ranks' partial Grams
+// are summed by one all-reduce.
 #include "mft/train/model.hpp"
 
 #include <mpi.h>

@@ -24,6 +24,10 @@ struct Model {
   TokenData test_data;
   std::unique_ptr<DepthField> test_field;
   std::unique_ptr<DepthSolver> test_solver;
+  // How the field and solver were made: further ones over the same
+  // particles (minibatches, one sequence for the NTK) are made alike.
+  FieldOptions field_options;
+  DepthConfig depth_config;
 
   // The particles changed (training): refresh every field's products.
   void particles_changed() {
