@@ -2,6 +2,7 @@
 
 #include "mft/core/blas.hpp"
 #include "mft/core/error.hpp"
+#include "mft/core/log_events.hpp"
 #include "mft/core/linalg.hpp"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ void check_ntk_part(const std::string &part, const Particles &particles) {
 }
 
 NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
+  LogScope log(&LogEvents::ntk);
   Particles &p = *model.particles;
   check_ntk_part(part, p);
   const TokenData &data = model.data;

@@ -1,6 +1,7 @@
 #include "mft/model/attention.hpp"
 
 #include "mft/core/blas.hpp"
+#include "mft/core/log_events.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,6 +103,10 @@ void AttentionKernel::velocity_block(long long l, long long i0, long long count,
 
 void AttentionKernel::add_velocity(long long l, const double *X, double *F) {
   if (Ml_ == 0) return;
+  const double n = static_cast<double>(n_), d = static_cast<double>(d_);
+  // Z and W (2 n d^2 each), the scores and P W (2 n^2 d each), per sequence and head.
+  LogScope log(&LogEvents::attention_forward,
+               static_cast<double>(N_) * static_cast<double>(Ml_) * (4 * n * d * d + 4 * n * n * d));
   for (long long i0 = 0; i0 < N_; i0 += block_)
     velocity_block(l, i0, std::min(block_, N_ - i0), X, F);
 }
@@ -140,6 +145,12 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
 void AttentionKernel::add_vjp(long long l, const double *X, const double *C, double *dX,
                               double *dQ, double *dK, double *dV) {
   if (Ml_ == 0) return;
+  const double n = static_cast<double>(n_), d = static_cast<double>(d_), dh = static_cast<double>(d_h_);
+  // Per sequence and head: Z, G, dV, dB (2 n d^2 each), T B^T (2 n d^2), the
+  // scores, Y, D, T, D^T Z, P^T G (2 n^2 d each); per head dQ, dK (2 d_h d^2 each).
+  LogScope log(&LogEvents::attention_vjp,
+               static_cast<double>(Ml_) * (static_cast<double>(N_) * (10 * n * d * d + 12 * n * n * d) +
+                                           4 * dh * d * d));
   std::fill(dB_.begin(), dB_.end(), 0.0);
   std::fill(dVc_.begin(), dVc_.end(), 0.0);
   for (long long i0 = 0; i0 < N_; i0 += block_)

@@ -1,5 +1,7 @@
 #include "mft/model/field.hpp"
 
+#include "mft/core/log_events.hpp"
+
 #include <algorithm>
 
 namespace mft {
@@ -38,6 +40,7 @@ void DepthField::evaluate(long long l, const double *X, double *F) {
   std::fill(F, F + state_size(), 0.0);
   attention_.add_velocity(l, X, F);
   if (mlp_) mlp_->add_velocity(l, X, F);
+  LogScope log(&LogEvents::allreduce);
   MPI_Allreduce(MPI_IN_PLACE, F, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
   ++evaluations_;
 }
@@ -53,6 +56,7 @@ void DepthField::vjp(long long l, const double *X, const double *C, double *dX, 
     mlp_->add_vjp(l, X, C, dX, dtheta + p.offset("W1") + l * Mf * w,
                   dtheta + p.offset("W2") + l * Mf * w);
   }
+  LogScope log(&LogEvents::allreduce);
   MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
 }
 

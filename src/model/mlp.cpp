@@ -2,6 +2,7 @@
 
 #include "mft/core/blas.hpp"
 #include "mft/core/error.hpp"
+#include "mft/core/log_events.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,6 +72,8 @@ void MlpKernel::set_particles(const NeuronParticles &neurons) {
 
 void MlpKernel::add_velocity(long long l, const double *X, double *F) {
   if (Ml_ == 0) return;
+  // W1 x and W2 h: 2 d d_f each per token and neuron.
+  LogScope log(&LogEvents::mlp_forward, 4.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
   const long long ld = Ml_ * d_f_;
   const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   for (long long r0 = 0; r0 < tokens_; r0 += block_) {
@@ -84,6 +87,8 @@ void MlpKernel::add_velocity(long long l, const double *X, double *F) {
 void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
                         double *dW2) {
   if (Ml_ == 0) return;
+  // Per token and neuron: W1 x again, W2^T c, dW2, W1^T dz, dW1 (2 d d_f each).
+  LogScope log(&LogEvents::mlp_vjp, 10.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
   const long long ld = Ml_ * d_f_;
   const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   std::fill(dW1c_.begin(), dW1c_.end(), 0.0);

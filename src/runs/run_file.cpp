@@ -1,6 +1,7 @@
 #include "mft/runs/run_file.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
 
 #include <algorithm>
@@ -256,6 +257,7 @@ void RunFile::read_snapshot(long long row, Particles &particles) {
 }
 
 void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
+  LogScope log(&LogEvents::file_write);
   const hsize_t row = snapshots_++;
   for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
   const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
