@@ -1,7 +1,10 @@
 // mft-bench: times the velocity evaluation, a whole forward solve in depth,
-// and a whole training step (forward + adjoint + particle velocity). A
-// benchmark, not a test: it prints seconds and GFLOP/s (flops of the forward
-// counted as MODEL.md §3 counts them, Q x and K x apart).
+// a whole training step (forward + adjoint + particle velocity) and the NTK,
+// beside the DGEMM rate of the same ranks measured in the same run. A
+// benchmark, not a test: it prints seconds, GFLOP/s (flops of the forward
+// counted as MODEL.md §3 counts them, Q x and K x apart), the fraction of the
+// DGEMM rate, the step and NTK in units of forward solves and steps, and the
+// peak RSS; --json prints the same as one JSON object.
 #include "mft/runs/command_line.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
@@ -9,6 +12,8 @@
 #include "mft/runs/build_model.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/petsc_session.hpp"
+#include "mft/core/blas.hpp"
+#include "mft/analysis/ntk.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -25,6 +30,88 @@ double max_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// Seconds per call of work(r), r = 0 .. count - 1, all ranks started together
+// and the slowest rank's time.
+template <class Work> double timed(long long count, Work &&work) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  for (long long r = 0; r < count; ++r) work(r);
+  double t = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest / static_cast<double>(count);
+}
+
+// The DGEMM rate of these ranks: each rank multiplies 512 x 512 matrices
+// with its single-threaded BLAS, all ranks at once, for about half a second;
+// the sum of the ranks' rates in flop/s (the machine's rate on these cores).
+double dgemm_rate(MPI_Comm comm) {
+  const long long m = 512;
+  std::vector<double> A(m * m, 1.0 / 3.0), B(m * m, 0.5), C(m * m, 0.0);
+  mft::gemm(false, false, m, m, m, 1.0, A.data(), m, B.data(), m, 0.0, C.data(), m); // warm-up
+  long long calls = 0;
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  double t = 0;
+  do {
+    mft::gemm(false, false, m, m, m, 1.0, A.data(), m, B.data(), m, 1.0, C.data(), m);
+    ++calls;
+    t = MPI_Wtime() - t0;
+  } while (t < 0.5);
+  double rate = 2.0 * m * m * m * static_cast<double>(calls) / t, total = 0;
+  MPI_Allreduce(&rate, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return total;
+}
+
+struct Phase {
+  const char *key, *label;
+  double seconds, flops; // flops as MODEL.md §3 counts them (0: not counted)
+};
+
+struct Summary {
+  std::string title;
+  int ranks;
+  double dgemm, step_over_forward, ntk_over_step, rss_mib, trajectory_mib;
+};
+
+void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, double evals_per_solve,
+                 long long train_steps) {
+  std::printf("mft-bench: %s\n", s.title.c_str());
+  std::printf("DGEMM (512^3, one BLAS thread per rank, all ranks at once): %.2f GFLOP/s on %d ranks\n",
+              s.dgemm * 1e-9, s.ranks);
+  for (const Phase &p : phases) {
+    if (!ntk && std::string(p.key) == "ntk") continue;
+    std::printf("%-22s %10.6f s", (std::string(p.label) + ":").c_str(), p.seconds);
+    if (p.flops > 0)
+      std::printf("  %8.3f GFLOP  %7.2f GFLOP/s  %5.1f %% of DGEMM", p.flops * 1e-9, p.flops / p.seconds * 1e-9,
+                  100 * p.flops / p.seconds / s.dgemm);
+    std::printf("\n");
+  }
+  std::printf("forward solve: %.0f evaluations; training step (forward + adjoint + update, Euler in tau, %lld "
+              "timed) = %.2f forward solves",
+              evals_per_solve, train_steps, s.step_over_forward);
+  if (ntk) std::printf("; NTK = %.2f training steps", s.ntk_over_step);
+  std::printf("\ndepth trajectory %.1f MiB per rank (states and stages); peak RSS %.1f MiB per rank\n",
+              s.trajectory_mib, s.rss_mib);
+}
+
+void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
+  std::printf("{\"benchmark\": \"%s\", \"ranks\": %d, \"dgemm_gflops\": %.6g, \"phases\": {", s.title.c_str(),
+              s.ranks, s.dgemm * 1e-9);
+  bool first = true;
+  for (const Phase &p : phases) {
+    if (!ntk && std::string(p.key) == "ntk") continue;
+    std::printf("%s\"%s\": {\"seconds\": %.6g", first ? "" : ", ", p.key, p.seconds);
+    if (p.flops > 0)
+      std::printf(", \"gflop\": %.6g, \"gflops\": %.6g, \"dgemm_fraction\": %.6g", p.flops * 1e-9,
+                  p.flops / p.seconds * 1e-9, p.flops / p.seconds / s.dgemm);
+    std::printf("}");
+    first = false;
+  }
+  std::printf("}, \"step_over_forward\": %.6g", s.step_over_forward);
+  if (ntk) std::printf(", \"ntk_over_step\": %.6g", s.ntk_over_step);
+  std::printf(", \"peak_rss_mib\": %.6g, \"trajectory_mib\": %.6g}\n", s.rss_mib, s.trajectory_mib);
 }
 
 } // namespace
@@ -51,7 +138,9 @@ int main(int argc, char **argv) {
       ("attention", po::value(&attention)->default_value("softmax"), "score map: softmax, relu") //
       ("causal", po::value(&causal)->default_value("false"), "causal mask: true, false")         //
       ("repeat", po::value(&repeat)->default_value(5), "timed forward solves") //
-      ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)");
+      ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)") //
+      ("no-ntk", "skip the NTK phase")                                         //
+      ("json", "print one JSON object instead of the table");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(split.mft).options(desc).run(), vm);
@@ -64,6 +153,7 @@ int main(int argc, char **argv) {
     if (rank == 0) std::cout << desc;
     return 0;
   }
+  const bool json = vm.count("json") > 0, ntk = vm.count("no-ntk") == 0;
 
   try {
     mft::Config config = mft::parse_config(
@@ -77,21 +167,16 @@ int main(int argc, char **argv) {
     mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
     const mft::TokenData &data = model.data;
     std::vector<double> F(data.tokens.size()), X1(data.tokens.size());
+    const double dgemm = dgemm_rate(MPI_COMM_WORLD);
 
     // Velocity evaluation: one slice's F_l(X), all-reduce included.
     model.field->evaluate(0, data.tokens.data(), F.data()); // warm-up
     const long long evals = 20 * repeat;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long long r = 0; r < evals; ++r) model.field->evaluate(r % L, data.tokens.data(), F.data());
-    const double t_eval = (MPI_Wtime() - t0) / static_cast<double>(evals);
+    const double t_eval = timed(evals, [&](long long r) { model.field->evaluate(r % L, data.tokens.data(), F.data()); });
 
     model.solver->solve(data.tokens.data(), X1.data()); // warm-up
     const long long before = model.field->evaluations();
-    MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    for (long long r = 0; r < repeat; ++r) model.solver->solve(data.tokens.data(), X1.data());
-    const double t_solve = (MPI_Wtime() - t0) / static_cast<double>(repeat);
+    const double t_solve = timed(repeat, [&](long long) { model.solver->solve(data.tokens.data(), X1.data()); });
     const double evals_per_solve =
         static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
 
@@ -100,27 +185,30 @@ int main(int argc, char **argv) {
     std::vector<double> theta(static_cast<size_t>(trainer.gradient().local_size()));
     model.particles->pack(theta.data());
     trainer.gradient().velocity(0, theta.data()); // warm-up, and the cached first state
-    MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    trainer.run(theta.data(), 0, train_steps);
-    const double t_step = (MPI_Wtime() - t0) / static_cast<double>(train_steps);
+    const double t_step = timed(1, [&](long long) { trainer.run(theta.data(), 0, train_steps); }) /
+                          static_cast<double>(train_steps);
+
+    // The NTK of every parameter (one forward and one adjoint solve per sequence).
+    const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(MPI_COMM_WORLD, model, "all"); }) : 0.0;
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     if (rank == 0) {
-      const double f_eval = model.field->model_flops();
-      const double f_solve = f_eval * evals_per_solve;
-      std::printf("mft-bench: N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %d ranks\n",
-                  N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
-                  size);
-      std::printf("velocity evaluation: %.6f s  %.3f GFLOP  %.2f GFLOP/s\n", t_eval, f_eval * 1e-9,
-                  f_eval / t_eval * 1e-9);
-      std::printf("forward solve:       %.6f s  %.3f GFLOP  %.2f GFLOP/s  (%.0f evaluations)\n",
-                  t_solve, f_solve * 1e-9, f_solve / t_solve * 1e-9, evals_per_solve);
-      std::printf("training step:       %.6f s  (forward + adjoint, Euler in tau, %lld steps timed)\n",
-                  t_step, train_steps);
-      std::printf("depth trajectory:    %.1f MiB per rank (states and stages); peak RSS %.1f MiB per rank\n",
-                  model.solver->trajectory_bytes() / 1048576.0, rss_max);
+      const double f_eval = model.field->model_flops(), f_solve = f_eval * evals_per_solve;
+      const std::vector<Phase> phases = {
+          {"velocity_evaluation", "velocity evaluation", t_eval, f_eval},
+          {"forward_solve", "forward solve", t_solve, f_solve},
+          {"training_step", "training step", t_step, 0.0},
+          {"ntk", "NTK (all parameters)", t_ntk, 0.0}};
+      char title[256];
+      std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %d ranks",
+                    N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "", size);
+      const Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
+                            model.solver->trajectory_bytes() / 1048576.0};
+      if (json)
+        print_json(summary, phases, ntk);
+      else
+        print_table(summary, phases, ntk, evals_per_solve, train_steps);
     }
   } catch (const std::exception &e) {
     if (rank == 0) std::cerr << "mft-bench: error: " << e.what() << "\n";
