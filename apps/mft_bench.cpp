@@ -13,6 +13,7 @@
 #include "mft/train/objective.hpp"
 #include "mft/core/petsc_session.hpp"
 #include "mft/core/blas.hpp"
+#include "mft/core/blas_info.hpp"
 #include "mft/analysis/ntk.hpp"
 
 #include <boost/program_options.hpp>
@@ -78,8 +79,8 @@ struct Summary {
 void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, double evals_per_solve,
                  long long train_steps) {
   std::printf("mft-bench: %s\n", s.title.c_str());
-  std::printf("DGEMM (512^3, one BLAS thread per rank, all ranks at once): %.2f GFLOP/s on %d ranks\n",
-              s.dgemm * 1e-9, s.ranks);
+  std::printf("DGEMM (512^3, one BLAS thread per rank, all ranks at once): %.2f GFLOP/s on %d ranks, %s\n",
+              s.dgemm * 1e-9, s.ranks, mft::blas_summary().c_str());
   for (const Phase &p : phases) {
     if (!ntk && std::string(p.key) == "ntk") continue;
     std::printf("%-22s %10.6f s", (std::string(p.label) + ":").c_str(), p.seconds);
@@ -97,8 +98,9 @@ void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, d
 }
 
 void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
-  std::printf("{\"benchmark\": \"%s\", \"ranks\": %d, \"dgemm_gflops\": %.6g, \"phases\": {", s.title.c_str(),
-              s.ranks, s.dgemm * 1e-9);
+  std::printf("{\"benchmark\": \"%s\", \"ranks\": %d, \"blas_core\": \"%s\", \"dgemm_gflops\": %.6g, "
+              "\"phases\": {",
+              s.title.c_str(), s.ranks, mft::blas_info().core.c_str(), s.dgemm * 1e-9);
   bool first = true;
   for (const Phase &p : phases) {
     if (!ntk && std::string(p.key) == "ntk") continue;

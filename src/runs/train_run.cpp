@@ -1,5 +1,6 @@
 #include "mft/runs/train_run.hpp"
 
+#include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
@@ -65,7 +66,8 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
                 c.train.steps, c.train.lambda, ranks);
   out << line << "model: " << describe_variant(c, model) << "\n"
       << "training: " << method << "\n"
-      << "memory: " << memory.summary() << "\n";
+      << "memory: " << memory.summary() << "\n"
+      << "blas: " << blas_summary() << "\n";
   if (!restart.empty()) {
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
     if (output != restart) out << ", continued in " << output << " (a copy)";

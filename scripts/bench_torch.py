@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""The PyTorch peer of mft-bench: the same scheme written the way an ML
+practitioner would, to time mft's training step against.
+
+MODEL.md §3-§6 at the benchmark's size (default the reference size of
+mft-bench: N=256, n=16, d=d_h=8, M=64, L=16, RK4 with one step per slice,
+softmax attention, the query readout of the last coordinate of the last
+token, squared loss): float64, the forward solve unrolled, the gradient by
+autograd through the RK stages, an Euler step in tau with the M L time scale.
+It prints seconds per forward solve and per training step (with --json one
+JSON object). python3-torch is not a dependency of mft: without it the script
+says so and exits 0.
+
+  /usr/bin/python3 scripts/bench_torch.py [--threads 2] [--steps 3] [--json]
+"""
+import argparse
+import json
+import sys
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, default in (("N", 256), ("n", 16), ("d", 8), ("dh", 8), ("M", 64), ("L", 16)):
+        parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (match mft's ranks)")
+    parser.add_argument("--steps", type=int, default=3, help="timed training steps")
+    parser.add_argument("--repeat", type=int, default=3, help="timed forward solves")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("bench_torch: python3-torch is not installed; the PyTorch peer is skipped "
+              "(apt-get install python3-torch to run it; mft does not need it)")
+        return 0
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    dt = torch.float64
+    N, n, d, dh, M, L = args.N, args.n, args.d, args.dh, args.M, args.L
+    X0 = torch.randn(N, n, d, dtype=dt)
+    y = torch.randn(N, dtype=dt)
+    Q = (0.5 * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
+    K = (0.5 * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
+    V = torch.randn(L, M, d, d, dtype=dt).requires_grad_()
+
+    def field(l, X):
+        """(1/M) sum_m V_m sum_b softmax_b(<Q_m x_a, K_m x_b>) x_b for every token (MODEL.md §3)."""
+        qx = torch.einsum("mhe,ine->imnh", Q[l], X)
+        kx = torch.einsum("mhe,ine->imnh", K[l], X)
+        P = torch.softmax(qx @ kx.transpose(-1, -2), dim=-1)   # (N, M, n, n)
+        ybar = P @ X.unsqueeze(1)                              # (N, M, n, d)
+        return torch.einsum("mde,imne->ind", V[l], ybar) / M
+
+    def solve(X):
+        h = 1.0 / L
+        for l in range(L):  # RK4, one step per slice
+            k1 = field(l, X)
+            k2 = field(l, X + 0.5 * h * k1)
+            k3 = field(l, X + 0.5 * h * k2)
+            k4 = field(l, X + h * k3)
+            X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return X
+
+    def step(dtau=0.1):
+        R = 0.5 * torch.mean((solve(X0)[:, -1, -1] - y) ** 2)
+        R.backward()
+        with torch.no_grad():
+            for p in (Q, K, V):
+                p -= dtau * (M * L) * p.grad
+                p.grad = None
+        return float(R)
+
+    with torch.no_grad():
+        solve(X0)  # warm-up
+        t0 = time.perf_counter()
+        for _ in range(args.repeat):
+            solve(X0)
+        forward = (time.perf_counter() - t0) / args.repeat
+    step()  # warm-up
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    training = (time.perf_counter() - t0) / args.steps
+    result = {"benchmark": f"PyTorch {torch.__version__} float64, N={N} n={n} d={d} d_h={dh} M={M} L={L}, "
+                           f"RK4, k=1, softmax, {args.threads} threads",
+              "forward_solve": forward, "training_step": training}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"bench_torch: {result['benchmark']}")
+        print(f"forward solve:  {forward:.6f} s")
+        print(f"training step:  {training:.6f} s  (forward + autograd backward + Euler update)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#include "mft/core/blas_info.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace mft {
+namespace {
+
+// The flags of the first CPU in /proc/cpuinfo.
+std::set<std::string> cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      return {std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    }
+  return {};
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+} // namespace
+
+BlasInfo blas_info() {
+  BlasInfo info;
+  // Looked up at run time: mft links any BLAS, OpenBLAS is one of them.
+  using CoreName = char *(*)();
+  if (auto f = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename")))
+    if (const char *name = f()) info.core = name;
+  if (info.core.empty()) return info;
+  const std::set<std::string> flags = cpu_flags();
+  const bool avx512 = flags.count("avx512f") && flags.count("avx512dq") && flags.count("avx512bw") &&
+                      flags.count("avx512vl");
+  const bool avx2 = flags.count("avx2") && flags.count("fma");
+  // OpenBLAS cores whose double-precision kernels use AVX2 or AVX-512.
+  static const std::set<std::string> vector_cores = {"haswell", "zen", "skylakex", "cooperlake",
+                                                     "sapphirerapids"};
+  if ((avx512 || avx2) && !vector_cores.count(lower(info.core)))
+    info.advice = std::string("the CPU has ") + (avx512 ? "AVX-512" : "AVX2") + ": OPENBLAS_CORETYPE=" +
+                  (avx512 ? "SkylakeX" : "Haswell") + " makes BLAS several times faster";
+  return info;
+}
+
+std::string blas_summary() {
+  const BlasInfo info = blas_info();
+  if (info.core.empty()) return "BLAS (not OpenBLAS)";
+  return "OpenBLAS core " + info.core + (info.advice.empty() ? "" : " (slow: " + info.advice + ")");
+}
+
+} // namespace mft
