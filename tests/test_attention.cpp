@@ -113,16 +113,28 @@ TEST(Attention, VectorisedExpAgreesWithStdExp) {
   EXPECT_EQ(y.back(), 0.0);
 }
 
-// Sizes where the kernel batches sequences in several blocks and a
-// remainder (N = 101 sequences of 16 tokens, 8 heads of d = 8: blocks of 16
-// on one rank, 32 on two, 42 on three), for every score map and mask: the
-// velocity and every transposed product against the plain reference.
-class KernelBlocks : public testing::TestWithParam<std::tuple<std::string, bool>> {};
+// Kernel sizes: N sequences of n tokens, token and head dimensions d, d_h,
+// M heads.
+struct KernelSize {
+  long long N, n, d, d_h, M;
+};
+
+void PrintTo(const KernelSize &s, std::ostream *os) {
+  *os << "N=" << s.N << " n=" << s.n << " d=" << s.d << " d_h=" << s.d_h << " M=" << s.M;
+}
+
+// For every score map and mask and odd sizes: one token (n = 1), three,
+// seventeen; d != d_h both ways; M = 5 and 7, not a multiple of any block;
+// sequences in several blocks and a remainder (N = 101 of 16 tokens, 8 heads
+// of d = 8: blocks of 16 on one rank, 32 on two, 42 on three; N = 600 of 17
+// tokens: blocks of 34 to 68): the velocity and every transposed product
+// against the plain reference.
+class KernelBlocks : public testing::TestWithParam<std::tuple<std::string, bool, KernelSize>> {};
 
 TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
-  const auto [attention, causal] = GetParam();
+  const auto [attention, causal, size] = GetParam();
   const mft::test::Variant variant{attention == "relu", causal};
-  const long long N = 101, n = 16, d = 8, d_h = 4, M = 8, L = 1;
+  const long long N = size.N, n = size.n, d = size.d, d_h = size.d_h, M = size.M, L = 1;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 17);
   const double sigma_qk = attention == "relu" ? 0.3 : 0.5;
   mft::Particles mine{
@@ -172,7 +184,10 @@ TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ScoreMapsAndMasks, KernelBlocks,
-                         testing::Combine(testing::Values("softmax", "relu"), testing::Bool()));
+                         testing::Combine(testing::Values("softmax", "relu"), testing::Bool(),
+                                          testing::Values(KernelSize{101, 16, 8, 4, 8}, KernelSize{7, 1, 5, 3, 7},
+                                                          KernelSize{13, 3, 6, 2, 5}, KernelSize{40, 17, 4, 6, 7},
+                                                          KernelSize{600, 17, 4, 6, 7})));
 
 TEST(Attention, UnknownScoreMapNamesTheKey) {
   try {
