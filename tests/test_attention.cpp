@@ -86,14 +86,16 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
 }
 
 TEST(Attention, SoftmaxRowsOfExtremeScores) {
-  std::vector<double> S = {1000, -1000, 0, 999, -1e3, -1e3, -1e3, -1e3};
-  mft::make_score_map("softmax", false)->weights(S.data(), 2, 4);
+  // Two rows of scores over 4 tokens, stored by column (S[b][r]): row 0
+  // (1000, -1000, 0, 999), row 1 all -1000.
+  std::vector<double> S = {1000, -1e3, -1000, -1e3, 0, -1e3, 999, -1e3}, work(4);
+  mft::make_score_map("softmax", false)->weights(S.data(), 4, 2, work.data());
   const double e = std::exp(-1.0);
   EXPECT_NEAR(S[0], 1 / (1 + e), 1e-15);
-  EXPECT_EQ(S[1], 0.0);
   EXPECT_EQ(S[2], 0.0);
-  EXPECT_NEAR(S[3], e / (1 + e), 1e-15);
-  for (int b = 4; b < 8; ++b) EXPECT_NEAR(S[b], 0.25, 1e-16);
+  EXPECT_EQ(S[4], 0.0);
+  EXPECT_NEAR(S[6], e / (1 + e), 1e-15);
+  for (int b = 0; b < 4; ++b) EXPECT_NEAR(S[2 * b + 1], 0.25, 1e-16);
 }
 
 TEST(Attention, VectorisedExpAgreesWithStdExp) {

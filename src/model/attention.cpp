@@ -14,16 +14,17 @@ namespace mft {
 //
 // forward
 //   Z = X [B_1 ... B_Ml]          rows (a, m): x_a^T B_m
-//   S = Z X^T                     (n Ml) x n: S[(a,m), b] = s_ab of head m
-//   P = score map of S (score_map.hpp), stored n x (n Ml), columns (b, m)
-//   W = X [scale V_m^T]           rows (b, m): scale (V_m x_b)^T
-//   F += P W                      sums over b and m in one GEMM
-// vjp (C: cotangent of F)
+//   S = X Z^T                     n x (n Ml): S[b, (a,m)] = s_ab of head m
+//   P = score map of S by column  (score_map.hpp): each step over b is one
+//                                 vector pass across all (a, m)
+//   Y = P^T X                     rows (a, m): ybar of head m at token a
+//   F += Y [scale V_m^T]          Y read as n x (Ml d): sums over m in one GEMM
+// vjp (C: cotangent of F), P and D by column as in the forward
 //   G = C [scale V_m]             rows (a, m): g_{a,m}
-//   Y = P X                       rows (a, m): ybar_{a,m}
-//   D = P .* (G X^T - rowdot)     rows (a, m): ds_{ab}
-//   T = D X                       rows (a, m): sum_b ds_ab x_b
-//   dX += D^T Z + P^T G + T [B_m]^T      (the three token terms of §5)
+//   Y = P^T X                     rows (a, m): ybar_{a,m}
+//   D = score map cotangent of X G^T      n x (n Ml): D[b, (a,m)] = ds_ab
+//   T = D^T X                     rows (a, m): sum_b ds_ab x_b
+//   dX += D Z + P G + T [B_m]^T   (the three token terms of §5)
 //   [dV_m] += scale C^T Y,  [dB_m] += X^T T   (summed over sequences)
 //
 // Using B_m instead of Q x and K x apart makes the scores of all heads one
@@ -41,7 +42,6 @@ AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &
   block_ = std::clamp<long long>(32768 / per_sequence, 1, std::max<long long>(N_, 1));
   const auto slice = static_cast<size_t>(d_ * Ml_ * d_);
   B_.resize(L_ * slice);
-  Vt_.resize(L_ * slice);
   Vn_.resize(L_ * slice);
   dB_.resize(slice);
   dVc_.resize(slice);
@@ -52,6 +52,7 @@ AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &
   T_.resize(blockwide);
   S_.resize(static_cast<size_t>(n_ * Ml_ * n_));
   P_.resize(S_.size());
+  score_work_.resize(static_cast<size_t>(2 * n_ * Ml_));
   set_particles(heads);
 }
 
@@ -60,7 +61,6 @@ void AttentionKernel::set_particles(const HeadParticles &heads) {
   const long long ld = Ml_ * d_;
   for (long long l = 0; l < L_; ++l) {
     double *B = B_.data() + l * d_ * ld;
-    double *Vt = Vt_.data() + l * d_ * ld;
     double *Vn = Vn_.data() + l * d_ * ld;
     for (long long m = 0; m < Ml_; ++m) {
       // B_m = Q_m^T K_m: (d x d_h)(d_h x d), written into columns m d .. m d + d.
@@ -68,10 +68,7 @@ void AttentionKernel::set_particles(const HeadParticles &heads) {
            ld);
       const double *V = heads.v(l, m);
       for (long long j = 0; j < d_; ++j)
-        for (long long k = 0; k < d_; ++k) {
-          Vt[j * ld + m * d_ + k] = scale_ * V[k * d_ + j];
-          Vn[j * ld + m * d_ + k] = scale_ * V[j * d_ + k];
-        }
+        for (long long k = 0; k < d_; ++k) Vn[j * ld + m * d_ + k] = scale_ * V[j * d_ + k];
     }
   }
 }
@@ -80,24 +77,14 @@ void AttentionKernel::velocity_block(long long l, long long i0, long long count,
                                      double *F) {
   const long long ld = Ml_ * d_, rows = count * n_, nM = n_ * Ml_;
   const double *Xb = X + i0 * n_ * d_;
+  const double *Vn = Vn_.data() + l * d_ * ld;
   gemm(false, false, rows, ld, d_, 1.0, Xb, d_, B_.data() + l * d_ * ld, ld, 0.0, Z_.data(), ld);
-  gemm(false, false, rows, ld, d_, 1.0, Xb, d_, Vt_.data() + l * d_ * ld, ld, 0.0, W_.data(), ld);
   for (long long i = 0; i < count; ++i) {
     const double *Xi = Xb + i * n_ * d_;
-    gemm(false, true, nM, n_, d_, 1.0, Z_.data() + i * n_ * ld, d_, Xi, d_, 0.0, S_.data(), n_);
-    // The weights, stored as P[a][b][m] = S[(a, m)][b]: columns (b, m) for
-    // the GEMM with W.
-    score_map_->weights(S_.data(), nM, n_);
-    for (long long a = 0; a < n_; ++a) {
-      double *Pa = P_.data() + a * nM;
-      const double *Sa = S_.data() + a * nM;
-      for (long long m = 0; m < Ml_; ++m) {
-        const double *s = Sa + m * n_;
-        for (long long b = 0; b < n_; ++b) Pa[b * Ml_ + m] = s[b];
-      }
-    }
-    gemm(false, false, n_, d_, nM, 1.0, P_.data(), nM, W_.data() + i * n_ * ld, d_, 1.0,
-         F + (i0 + i) * n_ * d_, d_);
+    gemm(false, true, n_, nM, d_, 1.0, Xi, d_, Z_.data() + i * n_ * ld, d_, 0.0, S_.data(), nM);
+    score_map_->weights(S_.data(), n_, nM, score_work_.data());
+    gemm(true, false, nM, d_, n_, 1.0, S_.data(), nM, Xi, d_, 0.0, Y_.data(), d_);
+    gemm(false, true, n_, d_, ld, 1.0, Y_.data(), ld, Vn, ld, 1.0, F + (i0 + i) * n_ * d_, d_);
   }
 }
 
@@ -128,14 +115,14 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
     double *Ti = T_.data() + i * n_ * ld;
     double *dXi = dX + (i0 + i) * n_ * d_;
     double *P = S_.data(), *D = P_.data();
-    gemm(false, true, nM, n_, d_, 1.0, Zi, d_, Xi, d_, 0.0, P, n_);
-    score_map_->weights(P, nM, n_);
-    gemm(false, false, nM, d_, n_, 1.0, P, n_, Xi, d_, 0.0, Yi, d_);
-    gemm(false, true, nM, n_, d_, 1.0, Gi, d_, Xi, d_, 0.0, D, n_);
-    score_map_->cotangent(P, D, nM, n_);
-    gemm(false, false, nM, d_, n_, 1.0, D, n_, Xi, d_, 0.0, Ti, d_);
-    gemm(true, false, n_, d_, nM, 1.0, D, n_, Zi, d_, 1.0, dXi, d_);
-    gemm(true, false, n_, d_, nM, 1.0, P, n_, Gi, d_, 1.0, dXi, d_);
+    gemm(false, true, n_, nM, d_, 1.0, Xi, d_, Zi, d_, 0.0, P, nM);
+    score_map_->weights(P, n_, nM, score_work_.data());
+    gemm(true, false, nM, d_, n_, 1.0, P, nM, Xi, d_, 0.0, Yi, d_);
+    gemm(false, true, n_, nM, d_, 1.0, Xi, d_, Gi, d_, 0.0, D, nM);
+    score_map_->cotangent(P, D, n_, nM, score_work_.data());
+    gemm(true, false, nM, d_, n_, 1.0, D, nM, Xi, d_, 0.0, Ti, d_);
+    gemm(false, false, n_, d_, nM, 1.0, D, nM, Zi, d_, 1.0, dXi, d_);
+    gemm(false, false, n_, d_, nM, 1.0, P, nM, Gi, d_, 1.0, dXi, d_);
     gemm(false, true, n_, d_, ld, 1.0, Ti, ld, B, ld, 1.0, dXi, d_);
   }
   gemm(true, false, d_, ld, rows, scale_, Cb, d_, Y_.data(), ld, 1.0, dVc_.data(), ld);

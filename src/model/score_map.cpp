@@ -15,39 +15,41 @@ public:
   explicit Softmax(bool causal) : ScoreMap(causal) {}
   const char *name() const override { return "softmax"; }
 
-  void weights(double *S, long long rows, long long n) const override {
-    // Max-subtract every row over the tokens it sees, then exponentiate the
-    // whole block in one vectorised pass: scores of any size give finite
-    // weights. Masked entries are set to 0 first (a valid argument) and to 0
-    // again after.
-    for (long long r = 0; r < rows; ++r) {
-      double *s = S + r * n;
-      const long long seen = visible(r, n);
-      double mx = s[0];
-      for (long long b = 1; b < seen; ++b) mx = std::max(mx, s[b]);
-      for (long long b = 0; b < seen; ++b) s[b] -= mx;
-      for (long long b = seen; b < n; ++b) s[b] = 0.0;
+  void weights(double *S, long long n, long long rows, double *work) const override {
+    // Each step over b a pass across the rows: the row maximum; then per
+    // token b, while its row of S is in L1, the masked entries set to 0,
+    // exp(s - max) (vectorised, exp_batch.hpp; max-subtracted scores of any
+    // size give finite weights) and the sums, added in the order b = 0, 1, ...;
+    // the scaling.
+    double *mx = work, *sum = work + rows;
+    std::copy(S, S + rows, mx); // every row sees token 0
+    for (long long b = 1; b < n; ++b) {
+      const double *s = S + b * rows;
+      for (long long r = first_seeing(b); r < rows; ++r) mx[r] = std::max(mx[r], s[r]);
     }
-    exp_nonpositive(S, S, rows * n);
-    for (long long r = 0; r < rows; ++r) {
-      double *s = S + r * n;
-      const long long seen = visible(r, n);
-      double sum = 0.0;
-      for (long long b = 0; b < seen; ++b) sum += s[b];
-      const double inv = 1.0 / sum;
-      for (long long b = 0; b < seen; ++b) s[b] *= inv;
-      for (long long b = seen; b < n; ++b) s[b] = 0.0;
+    std::fill(sum, sum + rows, 0.0);
+    for (long long b = 0; b < n; ++b) {
+      double *s = S + b * rows;
+      const long long from = std::min(first_seeing(b), rows);
+      std::fill(s, s + from, 0.0);
+      for (long long r = from; r < rows; ++r) s[r] -= mx[r];
+      exp_nonpositive(s + from, s + from, rows - from);
+      for (long long r = from; r < rows; ++r) sum[r] += s[r];
+    }
+    for (long long r = 0; r < rows; ++r) sum[r] = 1.0 / sum[r];
+    for (long long b = 0; b < n; ++b) {
+      double *s = S + b * rows;
+      for (long long r = std::min(first_seeing(b), rows); r < rows; ++r) s[r] *= sum[r];
     }
   }
 
-  void cotangent(const double *P, double *T, long long rows, long long n) const override {
-    for (long long r = 0; r < rows; ++r) {
-      const double *p = P + r * n;
-      double *ds = T + r * n;
-      double dot = 0.0; // <g, ybar> = sum_b P_ab <g, x_b>
-      for (long long b = 0; b < n; ++b) dot += p[b] * ds[b];
-      for (long long b = 0; b < n; ++b) ds[b] = p[b] * (ds[b] - dot);
-    }
+  void cotangent(const double *P, double *T, long long n, long long rows, double *work) const override {
+    double *dot = work; // <g, ybar> = sum_b P_ab <g, x_b> per row, in the order b = 0, 1, ...
+    std::fill(dot, dot + rows, 0.0);
+    for (long long b = 0; b < n; ++b)
+      for (long long r = 0; r < rows; ++r) dot[r] += P[b * rows + r] * T[b * rows + r];
+    for (long long b = 0; b < n; ++b)
+      for (long long r = 0; r < rows; ++r) T[b * rows + r] = P[b * rows + r] * (T[b * rows + r] - dot[r]);
   }
 };
 
@@ -61,24 +63,22 @@ public:
            "finite depth: smaller init.sigma_qk (or train.dtau, in training) keeps it finite";
   }
 
-  void weights(double *S, long long rows, long long n) const override {
-    for (long long r = 0; r < rows; ++r) {
-      double *s = S + r * n;
-      const long long seen = visible(r, n);
-      const double inv = 1.0 / static_cast<double>(seen);
-      for (long long b = 0; b < seen; ++b) s[b] = std::max(s[b], 0.0) * inv;
-      for (long long b = seen; b < n; ++b) s[b] = 0.0;
+  void weights(double *S, long long n, long long rows, double *work) const override {
+    for (long long r = 0; r < rows; ++r) work[r] = 1.0 / static_cast<double>(visible(r, n));
+    for (long long b = 0; b < n; ++b) {
+      double *s = S + b * rows;
+      const long long from = std::min(first_seeing(b), rows);
+      std::fill(s, s + from, 0.0);
+      for (long long r = from; r < rows; ++r) s[r] = std::max(s[r], 0.0) * work[r];
     }
   }
 
-  void cotangent(const double *P, double *T, long long rows, long long n) const override {
+  void cotangent(const double *P, double *T, long long n, long long rows, double *work) const override {
     // P_ab > 0 exactly where a_ab > 0.
-    for (long long r = 0; r < rows; ++r) {
-      const double *p = P + r * n;
-      double *ds = T + r * n;
-      const double inv = 1.0 / static_cast<double>(visible(r, n));
-      for (long long b = 0; b < n; ++b) ds[b] = p[b] > 0.0 ? ds[b] * inv : 0.0;
-    }
+    for (long long r = 0; r < rows; ++r) work[r] = 1.0 / static_cast<double>(visible(r, n));
+    for (long long b = 0; b < n; ++b)
+      for (long long r = 0; r < rows; ++r)
+        T[b * rows + r] = P[b * rows + r] > 0.0 ? T[b * rows + r] * work[r] : 0.0;
   }
 };
 

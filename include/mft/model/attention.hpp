@@ -34,8 +34,8 @@ public:
   AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale,
                   std::unique_ptr<ScoreMap> score_map);
 
-  // Recomputes the per-slice products of the particles (B_m = Q_m^T K_m,
-  // scale V_m^T and scale V_m). Call after the particles change; the kernel
+  // Recomputes the per-slice products of the particles (B_m = Q_m^T K_m
+  // and scale V_m). Call after the particles change; the kernel
   // keeps a reference to `heads` for the parameter cotangents.
   void set_particles(const HeadParticles &heads);
 
@@ -67,15 +67,15 @@ private:
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
   std::vector<double> B_;  // per slice: d x (Ml d), block m = Q_m^T K_m
-  std::vector<double> Vt_; // per slice: d x (Ml d), block m = scale V_m^T
   std::vector<double> Vn_; // per slice: d x (Ml d), block m = scale V_m
   // Workspace, sized once: no allocation inside an evaluation.
   std::vector<double> Z_;  // (block n) x (Ml d): rows x_a^T B_m
-  std::vector<double> W_;  // (block n) x (Ml d): forward, rows scale (V_m x_b)^T; vjp, g
-  std::vector<double> Y_;  // (block n) x (Ml d): ybar of every head
+  std::vector<double> W_;  // (block n) x (Ml d): vjp, rows g
+  std::vector<double> Y_;  // (block n) x (Ml d): ybar of every head (forward: one sequence's)
   std::vector<double> T_;  // (block n) x (Ml d): sum_b ds_ab x_b
-  std::vector<double> S_;  // (n Ml) x n scores / attention of one sequence, rows (a, m)
-  std::vector<double> P_;  // forward: n x (n Ml), columns (b, m); vjp: ds, rows (a, m)
+  std::vector<double> S_;  // scores / attention of one sequence: forward n x (n Ml), columns (a, m); vjp rows (a, m)
+  std::vector<double> P_;  // vjp: ds, rows (a, m)
+  std::vector<double> score_work_; // the score map's per-row workspace (2 n Ml)
   std::vector<double> dB_, dVc_; // d x (Ml d): parameter cotangents of a slice
 };
 
