@@ -272,10 +272,23 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   mft::HeadParticles all(p.heads.L, p.heads.M, p.heads.d_h, p.heads.d,
                          mft::HeadOwnership::block(p.heads.M, 0, 1));
   all.initialise(config.init.seed, config.init.sigma_qk, config.init.sigma_v);
-  const Tableau tab = ts == "euler" ? Tableau{{0.0}, {1.0}, 1}
-                                    : Tableau{{0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0},
-                                              {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
-                                              4};
+  // Dormand-Prince has weights b_2 = b_7 = 0 (and is FSAL): the stages the
+  // adjoint must weigh by -h rather than -h b_i.
+  const bool dormand_prince = std::find(variant.begin(), variant.end(), "5dp") != variant.end();
+  const Tableau tab =
+      ts == "euler"    ? Tableau{{0.0}, {1.0}, 1}
+      : dormand_prince ? Tableau{{0, 0, 0, 0, 0, 0, 0,                                                    //
+                                  1.0 / 5, 0, 0, 0, 0, 0, 0,                                              //
+                                  3.0 / 40, 9.0 / 40, 0, 0, 0, 0, 0,                                      //
+                                  44.0 / 45, -56.0 / 15, 32.0 / 9, 0, 0, 0, 0,                            //
+                                  19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729, 0, 0, 0, //
+                                  9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656, 0, 0,
+                                  35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0},
+                                 {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0},
+                                 7}
+                       : Tableau{{0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0},
+                                 {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6},
+                                 4};
   std::vector<double> dQ, dK, dV, dX0;
   double risk = 0;
   plain_backprop(all, model.data, tab, k, config, dQ, dK, dV, dX0, risk);
@@ -296,6 +309,9 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   if (!mine.empty()) EXPECT_LT(mft::test::relative_error(mine, ref), 1e-11);
 }
 
+INSTANTIATE_TEST_SUITE_P(DormandPrince, PlainBackprop,
+                         testing::Combine(testing::Values("rk"), testing::Values(1LL), testing::Values("query"),
+                                          testing::Values(Args{"--depth.rk_type", "5dp"})));
 INSTANTIATE_TEST_SUITE_P(Schemes, PlainBackprop,
                          testing::Combine(testing::Values("rk", "euler"), testing::Values(1LL, 3LL),
                                           testing::Values("query"), testing::Values(Args{})));

@@ -1,7 +1,8 @@
-// The adjoint in depth (MODEL.md §5) with PETSc's TSAdjoint: matrix-free
-// Jacobians whose transposed products are the field's vector-Jacobian
-// products. Callbacks in the order TSAdjointStep_RK calls them per stage:
-// Jacobian (records the stage), JacobianP (likewise), J^T lambda, Jp^T lambda.
+// The adjoint in depth (MODEL.md §5) with PETSc's TSAdjoint: a matrix-free
+// Jacobian whose transposed product is the field's vector-Jacobian product.
+// Callbacks in the order TSAdjointStep_RK calls them per stage: Jacobian
+// (records the stage and its weight), J^T lambda (the token cotangent for
+// PETSc; the parameter cotangent, weighted, into dR/dtheta).
 #include "mft/depth/depth.hpp"
 
 #include "mft/core/error.hpp"
@@ -14,76 +15,50 @@
 namespace mft {
 namespace {
 
-// Records the stage state and its slice. The step number, which TSAdjoint
-// has already moved back to the step being reversed, gives the slice.
-PetscErrorCode record_stage(TS ts, Vec U, DepthContext *ctx) {
+// Records the stage state, its slice and its weight. The step number, which
+// TSAdjoint has already moved back to the step being reversed, gives the
+// slice; a new step number starts that step's stages from the last one.
+PetscErrorCode DepthRHSJacobian(TS ts, PetscReal, Vec U, Mat, Mat, void *ptr) {
+  auto *ctx = static_cast<DepthContext *>(ptr);
   PetscInt step = 0;
+  PetscReal h = 0;
   const PetscScalar *u = nullptr;
   PetscFunctionBeginUser;
   PetscCall(TSGetStepNumber(ts, &step));
+  PetscCall(TSGetTimeStep(ts, &h));
+  const auto stages = static_cast<PetscInt>(ctx->rk_b.size());
+  if (step != ctx->adjoint_step) {
+    ctx->adjoint_step = step;
+    ctx->stage_index = stages - (ctx->fsal ? 2 : 1);
+  }
+  PetscCheck(ctx->stage_index >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "depth adjoint: more Jacobian evaluations in a step than the tableau has stages");
+  const PetscReal b = ctx->rk_b[static_cast<size_t>(ctx->stage_index)];
+  ctx->stage_weight = -h * (b != 0 ? b : 1.0);
+  --ctx->stage_index;
   ctx->stage_slice = std::min<PetscInt>(step / ctx->steps_per_slice, ctx->slices - 1);
   PetscCall(VecGetArrayRead(U, &u));
   std::copy(u, u + ctx->stage.size(), ctx->stage.begin());
   PetscCall(VecRestoreArrayRead(U, &u));
-  ctx->dtheta_ready = false;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode DepthRHSJacobian(TS ts, PetscReal, Vec U, Mat, Mat, void *ptr) {
-  PetscFunctionBeginUser;
-  PetscCall(record_stage(ts, U, static_cast<DepthContext *>(ptr)));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode DepthRHSJacobianP(TS ts, PetscReal, Vec U, Mat, void *ptr) {
-  PetscFunctionBeginUser;
-  PetscCall(record_stage(ts, U, static_cast<DepthContext *>(ptr)));
-  PetscFunctionReturn(0);
-}
-
-// Both products of the stage in one pass: the token cotangent goes to `out`
-// (all ranks' heads summed), the parameter cotangent is kept for Jp.
-PetscErrorCode both_products(DepthContext *ctx, Vec lambda, double *dX) {
-  const PetscScalar *l = nullptr;
-  PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(lambda, &l));
-  std::fill(ctx->dtheta.begin(), ctx->dtheta.end(), 0.0);
-  const bool ok = guarded(ctx->error, [&] {
-    ctx->field->vjp(ctx->stage_slice, ctx->stage.data(), l, dX, ctx->dtheta.data());
-  });
-  std::copy(l, l + ctx->lambda.size(), ctx->lambda.begin());
-  PetscCall(VecRestoreArrayRead(lambda, &l));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "vector-Jacobian product failed");
-  ctx->dtheta_ready = true;
-  PetscFunctionReturn(0);
-}
-
+// J^T lambda to PETSc (all ranks' heads summed); w_i Jp^T lambda into
+// dR/dtheta, from the same pass over the softmax.
 PetscErrorCode JacobianMultTranspose(Mat J, Vec lambda, Vec out) {
   DepthContext *ctx = nullptr;
+  const PetscScalar *l = nullptr;
   PetscScalar *o = nullptr;
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(J, &ctx));
-  PetscCall(VecGetArray(out, &o));
-  PetscCall(both_products(ctx, lambda, o));
-  PetscCall(VecRestoreArray(out, &o));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode JacobianPMultTranspose(Mat Jp, Vec lambda, Vec out) {
-  DepthContext *ctx = nullptr;
-  const PetscScalar *l = nullptr;
-  PetscScalar *o = nullptr;
-  PetscFunctionBeginUser;
-  PetscCall(MatShellGetContext(Jp, &ctx));
-  // Reuse the parameter cotangent of J^T lambda when lambda is the same
-  // (every rank decides alike: lambda is replicated).
   PetscCall(VecGetArrayRead(lambda, &l));
-  const bool same = ctx->dtheta_ready && std::equal(l, l + ctx->lambda.size(), ctx->lambda.begin());
-  PetscCall(VecRestoreArrayRead(lambda, &l));
-  if (!same) PetscCall(both_products(ctx, lambda, ctx->dX_scratch.data()));
   PetscCall(VecGetArray(out, &o));
-  std::copy(ctx->dtheta.begin(), ctx->dtheta.end(), o);
+  const bool ok = guarded(ctx->error, [&] {
+    ctx->field->vjp(ctx->stage_slice, ctx->stage.data(), l, o, ctx->dtheta.data(), ctx->stage_weight);
+  });
   PetscCall(VecRestoreArray(out, &o));
+  PetscCall(VecRestoreArrayRead(lambda, &l));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "vector-Jacobian product failed");
   PetscFunctionReturn(0);
 }
 
@@ -91,22 +66,21 @@ PetscErrorCode JacobianPMultTranspose(Mat Jp, Vec lambda, Vec out) {
 
 void DepthSolver::create_adjoint_objects() {
   const auto n = static_cast<PetscInt>(ctx_.field->state_size());
-  const auto p = static_cast<PetscInt>(ctx_.field->particles().local_size());
+  const auto p = static_cast<size_t>(ctx_.field->particles().local_size());
   ctx_.stage.resize(static_cast<size_t>(n));
-  ctx_.dX_scratch.resize(static_cast<size_t>(n));
-  ctx_.lambda.resize(static_cast<size_t>(n));
-  ctx_.dtheta.resize(static_cast<size_t>(p));
+  ctx_.dtheta.resize(p);
+  PetscInt s = 1;
+  const PetscReal *b = nullptr;
+  PetscBool fsal = PETSC_FALSE;
+  MFT_PETSC(TSRKGetTableau(ts_, &s, nullptr, &b, nullptr, nullptr, nullptr, nullptr, &fsal));
+  ctx_.rk_b.assign(b, b + s);
+  ctx_.fsal = fsal == PETSC_TRUE;
   MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, n, n, n, &ctx_, J_.out()));
   MFT_PETSC(MatShellSetOperation(J_, MATOP_MULT_TRANSPOSE,
                                  reinterpret_cast<void (*)(void)>(JacobianMultTranspose)));
-  MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, p, n, p, &ctx_, Jp_.out()));
-  MFT_PETSC(MatShellSetOperation(Jp_, MATOP_MULT_TRANSPOSE,
-                                 reinterpret_cast<void (*)(void)>(JacobianPMultTranspose)));
   MFT_PETSC(TSSetRHSJacobian(ts_, J_, J_, DepthRHSJacobian, &ctx_));
-  MFT_PETSC(TSSetRHSJacobianP(ts_, Jp_, DepthRHSJacobianP, &ctx_));
   MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, lambda_.out()));
-  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, p, mu_.out()));
-  MFT_PETSC(TSSetCostGradients(ts_, 1, lambda_.slot(), mu_.slot()));
+  MFT_PETSC(TSSetCostGradients(ts_, 1, lambda_.slot(), nullptr));
 }
 
 void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
@@ -115,19 +89,18 @@ void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
   MFT_PETSC(VecGetArray(lambda_, &x));
   std::memcpy(x, a1, sizeof(double) * ctx_.stage.size());
   MFT_PETSC(VecRestoreArray(lambda_, &x));
-  // The parameter cost gradient accumulates over the stages: start from zero.
-  MFT_PETSC(VecZeroEntries(mu_));
-  ctx_.dtheta_ready = false;
+  // dR/dtheta accumulates over the stages: start from zero, and from the
+  // last stage of the last step.
+  std::fill(ctx_.dtheta.begin(), ctx_.dtheta.end(), 0.0);
+  ctx_.adjoint_step = -1;
   petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
-  const PetscScalar *y = nullptr;
   if (a0) {
+    const PetscScalar *y = nullptr;
     MFT_PETSC(VecGetArrayRead(lambda_, &y));
     std::memcpy(a0, y, sizeof(double) * ctx_.stage.size());
     MFT_PETSC(VecRestoreArrayRead(lambda_, &y));
   }
-  MFT_PETSC(VecGetArrayRead(mu_, &y));
-  std::memcpy(dtheta, y, sizeof(double) * ctx_.dtheta.size());
-  MFT_PETSC(VecRestoreArrayRead(mu_, &y));
+  std::copy(ctx_.dtheta.begin(), ctx_.dtheta.end(), dtheta);
 }
 
 } // namespace mft

@@ -130,7 +130,7 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
 }
 
 void AttentionKernel::add_vjp(long long l, const double *X, const double *C, double *dX,
-                              double *dQ, double *dK, double *dV) {
+                              double *dQ, double *dK, double *dV, double weight) {
   if (Ml_ == 0) return;
   const double n = static_cast<double>(n_), d = static_cast<double>(d_), dh = static_cast<double>(d_h_);
   // Per sequence and head: Z, G, dV, dB (2 n d^2 each), T B^T (2 n d^2), the
@@ -145,10 +145,10 @@ void AttentionKernel::add_vjp(long long l, const double *X, const double *C, dou
   const long long ld = Ml_ * d_, qk = d_h_ * d_;
   for (long long m = 0; m < Ml_; ++m) {
     const double *dBm = dB_.data() + m * d_;
-    gemm(false, true, d_h_, d_, d_, 1.0, heads_->k(l, m), d_, dBm, ld, 1.0, dQ + m * qk, d_);
-    gemm(false, false, d_h_, d_, d_, 1.0, heads_->q(l, m), d_, dBm, ld, 1.0, dK + m * qk, d_);
+    gemm(false, true, d_h_, d_, d_, weight, heads_->k(l, m), d_, dBm, ld, 1.0, dQ + m * qk, d_);
+    gemm(false, false, d_h_, d_, d_, weight, heads_->q(l, m), d_, dBm, ld, 1.0, dK + m * qk, d_);
     for (long long j = 0; j < d_; ++j)
-      for (long long k = 0; k < d_; ++k) dV[m * d_ * d_ + j * d_ + k] += dVc_[j * ld + m * d_ + k];
+      for (long long k = 0; k < d_; ++k) dV[m * d_ * d_ + j * d_ + k] += weight * dVc_[j * ld + m * d_ + k];
   }
 }
 

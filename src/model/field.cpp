@@ -45,16 +45,17 @@ void DepthField::evaluate(long long l, const double *X, double *F) {
   ++evaluations_;
 }
 
-void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta) {
+void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta,
+                     double weight) {
   const Particles &p = particles_;
   const long long Ml = p.heads.own.count(), qk = p.heads.qk_size(), vv = p.heads.v_size();
   std::fill(dX, dX + state_size(), 0.0);
   attention_.add_vjp(l, X, C, dX, dtheta + p.offset("Q") + l * Ml * qk,
-                     dtheta + p.offset("K") + l * Ml * qk, dtheta + p.offset("V") + l * Ml * vv);
+                     dtheta + p.offset("K") + l * Ml * qk, dtheta + p.offset("V") + l * Ml * vv, weight);
   if (mlp_) {
     const long long Mf = p.neurons.own.count(), w = p.neurons.w_size();
     mlp_->add_vjp(l, X, C, dX, dtheta + p.offset("W1") + l * Mf * w,
-                  dtheta + p.offset("W2") + l * Mf * w);
+                  dtheta + p.offset("W2") + l * Mf * w, weight);
   }
   LogScope log(&LogEvents::allreduce);
   MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);

@@ -85,7 +85,7 @@ void MlpKernel::add_velocity(long long l, const double *X, double *F) {
 }
 
 void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
-                        double *dW2) {
+                        double *dW2, double weight) {
   if (Ml_ == 0) return;
   // Per token and neuron: W1 x again, W2^T c, dW2, W1^T dz, dW1 (2 d d_f each).
   LogScope log(&LogEvents::mlp_vjp, 10.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
@@ -109,8 +109,8 @@ void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *d
   for (long long m = 0; m < Ml_; ++m)
     for (long long f = 0; f < d_f_; ++f)
       for (long long j = 0; j < d_; ++j) {
-        dW1[m * d_f_ * d_ + f * d_ + j] += dW1c_[j * ld + m * d_f_ + f];
-        dW2[m * d_ * d_f_ + j * d_f_ + f] += dW2s_[(m * d_f_ + f) * d_ + j];
+        dW1[m * d_f_ * d_ + f * d_ + j] += weight * dW1c_[j * ld + m * d_f_ + f];
+        dW2[m * d_ * d_f_ + j * d_f_ + f] += weight * dW2s_[(m * d_f_ + f) * d_ + j];
       }
 }
 

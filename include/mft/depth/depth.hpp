@@ -9,10 +9,10 @@
 // PETSC_COMM_SELF per rank); the field's all-reduce keeps the ranks' states
 // identical, so all ranks take the same steps.
 //
-// Adjoint: TSAdjoint with matrix-free Jacobians. J = dF/dX and Jp = dF/dtheta
-// are MATSHELLs whose MatMultTranspose are the field's vector-Jacobian
-// products; the Jacobian callbacks only record the stage state, and both
-// products of a stage come from one pass over the softmax.
+// Adjoint: TSAdjoint with a matrix-free Jacobian J = dF/dX, a MATSHELL whose
+// MatMultTranspose is the field's vector-Jacobian product; the Jacobian
+// callback only records the stage state, and the parameter part of the same
+// product is added to dR/dtheta with the stage's RK weight (depth_adjoint.cpp).
 #include "mft/core/config.hpp"
 #include "mft/model/field.hpp"
 
@@ -34,14 +34,21 @@ struct DepthContext {
   PetscInt slice = 0;       // slice of the step being taken (or reversed)
   std::exception_ptr error; // an mft error raised inside a callback
 
-  // Adjoint: the stage state recorded by the Jacobian callbacks, and the
-  // parameter cotangent computed together with the token cotangent of the
-  // same lambda (PETSc asks for J^T lambda, then Jp^T lambda).
+  // Adjoint: the stage state recorded by the Jacobian callback, and dR/dtheta
+  // accumulated here, not by PETSc's cost gradient mu: TSAdjointStep_RK
+  // reverses the stages i = s-1 .. 0 of a step (s-2 .. 0 for an FSAL
+  // tableau), asks for the Jacobian at stage i, then for J^T of a vector
+  // lambda_i, and would add w_i Jp^T lambda_i to mu with w_i = -h b_i (-h
+  // when b_i = 0). The J^T product adds that share itself, to slice l's
+  // particles only: no parameter-sized vector is touched per stage.
   std::vector<double> stage;
   PetscInt stage_slice = 0;
-  std::vector<double> dtheta, dX_scratch;
-  std::vector<double> lambda; // the lambda that dtheta belongs to
-  bool dtheta_ready = false;
+  std::vector<double> dtheta;   // the sum over stages
+  std::vector<PetscReal> rk_b;  // the tableau's weights b
+  bool fsal = false;
+  PetscInt adjoint_step = -1;   // the step whose stages are being reversed
+  PetscInt stage_index = 0;     // the stage being reversed
+  double stage_weight = 0.0;    // its w_i
 };
 
 class DepthSolver {
@@ -77,8 +84,8 @@ private:
   DepthContext ctx_;
   PetscTS ts_;
   PetscVec X_;
-  PetscMat J_, Jp_;
-  PetscVec lambda_, mu_;
+  PetscMat J_;
+  PetscVec lambda_;
   bool adjoint_ = false;
   std::string ts_type_, rk_type_;
   PetscInt stages_ = 1;

@@ -46,9 +46,9 @@ public:
   // For the cotangent C (N x n x d) of the velocity of slice l at tokens X:
   // dX += (dF/dX)^T C from this rank's heads (the caller sums over ranks), and
   // dQ, dK, dV (this rank's heads of slice l, layout [m][rows][cols]) +=
-  // (dF/dtheta)^T C. The weights are evaluated once for both.
+  // weight (dF/dtheta)^T C. The weights are evaluated once for both.
   void add_vjp(long long l, const double *X, const double *C, double *dX, double *dQ, double *dK,
-               double *dV);
+               double *dV, double weight = 1.0);
 
   // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
   // scores, P x, V y), for this rank's heads.

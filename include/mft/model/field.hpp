@@ -41,8 +41,9 @@ public:
 
   // For the cotangent C of F_l at X: dX = (dF_l/dX)^T C summed over all
   // ranks (collective), and dtheta (this rank's particles, flat layout of
-  // Particles) += (dF_l/dtheta)^T C for slice l's particles.
-  void vjp(long long l, const double *X, const double *C, double *dX, double *dtheta);
+  // Particles) += weight (dF_l/dtheta)^T C for slice l's particles (the
+  // adjoint adds each stage's share with its RK weight).
+  void vjp(long long l, const double *X, const double *C, double *dX, double *dtheta, double weight = 1.0);
 
   long long slices() const { return L_; }
   long long state_size() const { return N_ * n_ * d_; }

@@ -31,7 +31,8 @@ public:
 
   // dX += (dF/dX)^T C (this rank's neurons), dW1, dW2 (slice l, this rank's
   // neurons, layout [m][rows][cols]) += (dF/dw)^T C.
-  void add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1, double *dW2);
+  void add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1, double *dW2,
+               double weight = 1.0);
 
 private:
   long long tokens_, d_, d_f_, L_, Ml_;
