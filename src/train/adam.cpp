@@ -1,7 +1,5 @@
 #include "mft/train/adam.hpp"
 
-#include "mft/core/error.hpp"
-
 #include <cmath>
 #include <cstdio>
 
@@ -14,18 +12,11 @@ Adam::Adam(StepGradient &gradient, const TrainConfig &config)
 // Rounding: compiled without floating-point contraction (CMakeLists.txt), so
 // every coordinate rounds as the formulas read, on any rank.
 void Adam::step(long long step, double *theta) {
-  const Velocity *velocity = nullptr;
-  try {
-    velocity = &gradient_.velocity(step, theta);
-  } catch (const InputError &) {
-    throw;
-  } catch (const std::exception &e) {
-    throw Error("training step " + std::to_string(step) + ": " + e.what());
-  }
+  const Velocity &velocity = gradient_.velocity(step, theta);
   ++t_;
   const double c1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
   const double c2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
-  const std::vector<double> &minus_g = velocity->values; // -G
+  const std::vector<double> &minus_g = velocity.values; // -G
   for (size_t i = 0; i < m_.size(); ++i) {
     const double g = -minus_g[i];
     m_[i] = beta1_ * m_[i] + (1.0 - beta1_) * g;

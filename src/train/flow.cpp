@@ -13,7 +13,7 @@ namespace mft {
 namespace {
 
 // The TS's right-hand side: the velocity of the step being taken (its
-// minibatch, when there are minibatches); an error names the step.
+// minibatch, when there are minibatches; an error names the step).
 PetscErrorCode FlowRHSFunction(TS, PetscReal, Vec U, Vec F, void *ptr) {
   auto *ctx = static_cast<FlowContext *>(ptr);
   const PetscScalar *u = nullptr;
@@ -22,14 +22,8 @@ PetscErrorCode FlowRHSFunction(TS, PetscReal, Vec U, Vec F, void *ptr) {
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArray(F, &f));
   guarded(ctx->error, [&] {
-    try {
-      const Velocity &v = ctx->gradient->velocity(ctx->step, u);
-      std::copy(v.values.begin(), v.values.end(), f);
-    } catch (const InputError &) {
-      throw;
-    } catch (const std::exception &e) {
-      throw Error("training step " + std::to_string(ctx->step) + ": " + e.what());
-    }
+    const Velocity &v = ctx->gradient->velocity(ctx->step, u);
+    std::copy(v.values.begin(), v.values.end(), f);
   });
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(U, &u));

@@ -1,11 +1,26 @@
 #include "mft/train/step_gradient.hpp"
 
+#include "mft/core/error.hpp"
 #include "mft/train/minibatch.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace mft {
+namespace {
+
+// Runs `work`; an mft error from it names the training step (bad input stays as it is).
+template <class Work> auto at_step(long long step, Work &&work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const InputError &) {
+    throw;
+  } catch (const std::exception &e) {
+    throw Error("training step " + std::to_string(step) + ": " + e.what());
+  }
+}
+
+} // namespace
 
 StepGradient::StepGradient(MPI_Comm comm, Model &model, const Config &config)
     : comm_(comm), model_(model), lambda_(config.train.lambda), seed_(config.init.seed),
@@ -40,19 +55,22 @@ Objective &StepGradient::objective_of(long long step) {
 }
 
 const Velocity &StepGradient::velocity(long long step, const double *theta) {
-  Objective &objective = objective_of(step);
-  const Gradient &g = objective.at(theta);
-  if (velocity_objective_ != &objective || velocity_of_ != objective.evaluations()) {
-    mean_field_velocity(comm_, *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
-    velocity_objective_ = &objective;
-    velocity_of_ = objective.evaluations();
-  }
-  return velocity_;
+  return at_step(step, [&]() -> const Velocity & {
+    Objective &objective = objective_of(step);
+    const Gradient &g = objective.at(theta);
+    if (velocity_objective_ != &objective || velocity_of_ != objective.evaluations()) {
+      mean_field_velocity(comm_, *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
+      velocity_objective_ = &objective;
+      velocity_of_ = objective.evaluations();
+      velocity_gradient_ = &g;
+    }
+    return velocity_;
+  });
 }
 
 ParticleState StepGradient::row(long long step, const double *theta) {
   const Velocity &v = velocity(step, theta);
-  const Gradient &g = objective_of(step).at(theta); // kept from velocity()
+  const Gradient &g = *velocity_gradient_; // the objective's state at theta
   ParticleState s;
   s.grad_norm = v.grad_norm;
   s.batch_risk = g.risk;
@@ -64,7 +82,7 @@ ParticleState StepGradient::row(long long step, const double *theta) {
   }
   // The particles hold theta (the minibatch objective set them): the full
   // data's risk with a forward solve alone.
-  const Measure full = measure(model_, *model_.solver, model_.data);
+  const Measure full = at_step(step, [&] { return measure(model_, *model_.solver, model_.data); });
   s.risk = full.risk;
   s.accuracy = full.accuracy;
   s.objective = std::fma(0.5 * lambda_, v.decay, full.risk);

@@ -1,32 +1,20 @@
 #include "mft/train/trainer.hpp"
 
-#include "mft/core/error.hpp"
-
 namespace mft {
 
 Trainer::Trainer(MPI_Comm comm, Model &model, Config &config)
     : gradient_(comm, model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau) {}
 
-ParticleState Trainer::row(long long step, const double *theta) {
-  try {
-    return gradient_.row(step, theta);
-  } catch (const InputError &) {
-    throw;
-  } catch (const std::exception &e) {
-    throw Error("training step " + std::to_string(step) + ": " + e.what());
-  }
-}
-
 long long Trainer::run(double *theta, long long first, long long last) {
   stopped_ = false;
   long long step = first;
   // tau = step dtau exactly, on any restart.
-  if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, row(step, theta));
+  if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, gradient_.row(step, theta));
   while (step < last) {
     optimizer_->step(step, theta);
     ++step;
     const bool stop = stop_check_ && stop_check_(step);
-    if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, row(step, theta));
+    if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, gradient_.row(step, theta));
     if (stop) {
       stopped_ = true;
       break;

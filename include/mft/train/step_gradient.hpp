@@ -35,7 +35,8 @@ public:
   StepGradient &operator=(const StepGradient &) = delete;
 
   // The velocity of step `step` at the flat particles theta (this rank's
-  // share). Collective. Computed once per (step's data, theta).
+  // share). Collective. Computed once per (step's data, theta). An Error
+  // names the training step.
   const Velocity &velocity(long long step, const double *theta);
 
   // The history row of step `step` at theta (computes velocity() too, which
@@ -66,6 +67,7 @@ private:
   // The velocity, for the objective evaluation it belongs to.
   Velocity velocity_;
   const Objective *velocity_objective_ = nullptr;
+  const Gradient *velocity_gradient_ = nullptr; // that objective's state
   long long velocity_of_ = -1;
 };
 

@@ -37,8 +37,6 @@ public:
   StepGradient &gradient() { return gradient_; }
 
 private:
-  ParticleState row(long long step, const double *theta);
-
   StepGradient gradient_;
   std::unique_ptr<Optimizer> optimizer_;
   double dtau_;
