@@ -86,16 +86,24 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
 }
 
 TEST(Attention, SoftmaxRowsOfExtremeScores) {
-  // Two rows of scores over 4 tokens, stored by column (S[b][r]): row 0
-  // (1000, -1000, 0, 999), row 1 all -1000.
-  std::vector<double> S = {1000, -1e3, -1000, -1e3, 0, -1e3, 999, -1e3}, work(4);
-  mft::make_score_map("softmax", false)->weights(S.data(), 4, 2, work.data());
+  // Rows of scores over 4 tokens, stored by column (S[b][r], 8 rows: one
+  // vector's lanes): row 0 (1000, -1000, 0, 999), row 1 all -1000, the
+  // others 0.
+  const long long rows = mft::lanes;
+  std::vector<double> S(4 * rows, 0.0), work(2 * rows);
+  const double row0[4] = {1000, -1000, 0, 999};
+  for (int b = 0; b < 4; ++b) {
+    S[b * rows] = row0[b];
+    S[b * rows + 1] = -1e3;
+  }
+  mft::make_score_map("softmax", false)->weights(S.data(), 4, rows, work.data());
   const double e = std::exp(-1.0);
   EXPECT_NEAR(S[0], 1 / (1 + e), 1e-15);
-  EXPECT_EQ(S[2], 0.0);
-  EXPECT_EQ(S[4], 0.0);
-  EXPECT_NEAR(S[6], e / (1 + e), 1e-15);
-  for (int b = 0; b < 4; ++b) EXPECT_NEAR(S[2 * b + 1], 0.25, 1e-16);
+  EXPECT_EQ(S[rows], 0.0);
+  EXPECT_EQ(S[2 * rows], 0.0);
+  EXPECT_NEAR(S[3 * rows], e / (1 + e), 1e-15);
+  for (int b = 0; b < 4; ++b)
+    for (long long r = 1; r < rows; ++r) EXPECT_NEAR(S[b * rows + r], 0.25, 1e-16);
 }
 
 TEST(Attention, VectorisedExpAgreesWithStdExp) {

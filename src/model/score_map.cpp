@@ -15,40 +15,34 @@ public:
   explicit Softmax(bool causal) : ScoreMap(causal) {}
   const char *name() const override { return "softmax"; }
 
-  void weights(double *S, long long n, long long rows, double *work) const override {
-    // Each step over b a pass across the rows: the row maximum; then per
-    // token b, while its row of S is in L1, the masked entries set to 0,
-    // exp(s - max) (vectorised, exp_batch.hpp; max-subtracted scores of any
-    // size give finite weights) and the sums, added in the order b = 0, 1, ...;
-    // the scaling.
-    double *mx = work, *sum = work + rows;
-    std::copy(S, S + rows, mx); // every row sees token 0
-    for (long long b = 1; b < n; ++b) {
-      const double *s = S + b * rows;
-      for (long long r = first_seeing(b); r < rows; ++r) mx[r] = std::max(mx[r], s[r]);
-    }
-    std::fill(sum, sum + rows, 0.0);
-    for (long long b = 0; b < n; ++b) {
-      double *s = S + b * rows;
-      const long long from = std::min(first_seeing(b), rows);
-      std::fill(s, s + from, 0.0);
-      for (long long r = from; r < rows; ++r) s[r] -= mx[r];
-      exp_nonpositive(s + from, s + from, rows - from);
-      for (long long r = from; r < rows; ++r) sum[r] += s[r];
-    }
-    for (long long r = 0; r < rows; ++r) sum[r] = 1.0 / sum[r];
-    for (long long b = 0; b < n; ++b) {
-      double *s = S + b * rows;
-      for (long long r = std::min(first_seeing(b), rows); r < rows; ++r) s[r] *= sum[r];
+  void weights(double *S, long long visible, long long rows, double *) const override {
+    // Per 8 rows (lanes.hpp), all in registers: the maximum over b, then
+    // exp(s - max) (exp_batch.hpp; max-subtracted scores of any size give
+    // finite weights) with the sum added in the order b = 0, 1, ..., then the
+    // scaling.
+    for (long long c = 0; c < rows; c += lanes) {
+      Lanes mx = load(S + c);
+      for (long long b = 1; b < visible; ++b) {
+        const Lanes s = load(S + b * rows + c);
+        mx = s > mx ? s : mx;
+      }
+      Lanes sum = {};
+      for (long long b = 0; b < visible; ++b) {
+        const Lanes e = exp_nonpositive(load(S + b * rows + c) - mx);
+        store(S + b * rows + c, e);
+        sum += e;
+      }
+      const Lanes inverse = 1.0 / sum;
+      for (long long b = 0; b < visible; ++b) store(S + b * rows + c, load(S + b * rows + c) * inverse);
     }
   }
 
-  void cotangent(const double *P, double *T, long long n, long long rows, double *work) const override {
+  void cotangent(const double *P, double *T, long long visible, long long rows, double *work) const override {
     double *dot = work; // <g, ybar> = sum_b P_ab <g, x_b> per row, in the order b = 0, 1, ...
     std::fill(dot, dot + rows, 0.0);
-    for (long long b = 0; b < n; ++b)
+    for (long long b = 0; b < visible; ++b)
       for (long long r = 0; r < rows; ++r) dot[r] += P[b * rows + r] * T[b * rows + r];
-    for (long long b = 0; b < n; ++b)
+    for (long long b = 0; b < visible; ++b)
       for (long long r = 0; r < rows; ++r) T[b * rows + r] = P[b * rows + r] * (T[b * rows + r] - dot[r]);
   }
 };
@@ -63,22 +57,20 @@ public:
            "finite depth: smaller init.sigma_qk (or train.dtau, in training) keeps it finite";
   }
 
-  void weights(double *S, long long n, long long rows, double *work) const override {
-    for (long long r = 0; r < rows; ++r) work[r] = 1.0 / static_cast<double>(visible(r, n));
-    for (long long b = 0; b < n; ++b) {
+  void weights(double *S, long long visible, long long rows, double *) const override {
+    const double share = 1.0 / static_cast<double>(visible);
+    for (long long b = 0; b < visible; ++b) {
       double *s = S + b * rows;
-      const long long from = std::min(first_seeing(b), rows);
-      std::fill(s, s + from, 0.0);
-      for (long long r = from; r < rows; ++r) s[r] = std::max(s[r], 0.0) * work[r];
+      for (long long r = 0; r < rows; ++r) s[r] = std::max(s[r], 0.0) * share;
     }
   }
 
-  void cotangent(const double *P, double *T, long long n, long long rows, double *work) const override {
+  void cotangent(const double *P, double *T, long long visible, long long rows, double *) const override {
     // P_ab > 0 exactly where a_ab > 0.
-    for (long long r = 0; r < rows; ++r) work[r] = 1.0 / static_cast<double>(visible(r, n));
-    for (long long b = 0; b < n; ++b)
+    const double share = 1.0 / static_cast<double>(visible);
+    for (long long b = 0; b < visible; ++b)
       for (long long r = 0; r < rows; ++r)
-        T[b * rows + r] = P[b * rows + r] > 0.0 ? T[b * rows + r] * work[r] : 0.0;
+        T[b * rows + r] = P[b * rows + r] > 0.0 ? T[b * rows + r] * share : 0.0;
   }
 };
 

@@ -1,66 +1,73 @@
 #pragma once
-// exp over an array of non-positive arguments, written so the compiler
-// vectorises it (the max-subtracted softmax only needs x <= 0).
+// exp over an array of non-positive arguments, 8 at a time (lanes.hpp); the
+// max-subtracted softmax only needs x <= 0.
 //
-// x = k ln2 + r with |r| <= ln2/2; exp(r) by its Taylor polynomial of degree
-// 13 (truncation < 2e-16 relative), 2^k put into the exponent bits. k comes
-// from the "add 1.5 * 2^52" rounding trick, which needs no double-to-integer
-// conversion instruction. Arguments below -708 give 0 (std::exp gives a
-// subnormal there, below 1e-307, irrelevant next to the row maximum's 1).
-// Accuracy against std::exp: a few ulp (checked in the tests).
+// x = (16 k + j) ln2/16 + r with |r| <= ln2/32: exp(x) = 2^k 2^(j/16) exp(r),
+// 2^(j/16) from a table of 16 (one two-register permute on AVX-512), exp(r)
+// by its Taylor polynomial of degree 7 (truncation < 2e-18 relative), 2^k
+// added to the exponent bits. k and j come from the "add 1.5 * 2^52"
+// rounding trick, which needs no double-to-integer conversion. Arguments
+// below -708 give 0 (std::exp gives a subnormal there, below 1e-307,
+// irrelevant next to the row maximum's 1). Accuracy against std::exp: a
+// few ulp (checked in the tests).
+#include "mft/core/lanes.hpp"
+
 #include <cstdint>
-#include <cstring>
 
 namespace mft {
 
+inline Lanes exp_nonpositive(Lanes x) {
+  constexpr double sixteen_over_ln2 = 23.083120654223414;
+  constexpr double ln2_16_hi = 0.04332169877307024; // ln2/16 in 32 bits: k ln2_16_hi is exact
+  constexpr double ln2_16_lo = 1.1926343307941173e-11;
+  constexpr double shifter = 6755399441055744.0; // 1.5 * 2^52
+  // 2^(j/16), correctly rounded.
+  constexpr Lanes low = {1.0,
+                         1.0442737824274138,
+                         1.0905077326652577,
+                         1.1387886347566916,
+                         1.189207115002721,
+                         1.241857812073484,
+                         1.2968395546510096,
+                         1.3542555469368927};
+  constexpr Lanes high = {1.4142135623730951, 1.4768261459394993, 1.5422108254079407, 1.6104903319492543,
+                          1.681792830507429,  1.7562521603732995, 1.8340080864093424, 1.9152065613971474};
+  const LanesInt tiny = x < -708.0;
+  const Lanes v = tiny ? Lanes{} - 708.0 : x;
+  const Lanes t = v * sixteen_over_ln2 + shifter;
+  const Lanes kf = t - shifter;
+  const Lanes r = (v - kf * ln2_16_hi) - kf * ln2_16_lo;
+  Lanes p = r * (1.0 / 5040) + 1.0 / 720;
+  p = p * r + 1.0 / 120;
+  p = p * r + 1.0 / 24;
+  p = p * r + 1.0 / 6;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  LanesInt k16, shift_bits;
+  std::memcpy(&k16, &t, sizeof t);
+  const Lanes s = Lanes{} + shifter;
+  std::memcpy(&shift_bits, &s, sizeof s);
+  k16 -= shift_bits; // 16 k + j, exactly
+  const LanesInt j = k16 & 15;
+  const Lanes table = __builtin_shuffle(low, high, j);
+  LanesInt scale_bits;
+  std::memcpy(&scale_bits, &table, sizeof table);
+  scale_bits += (k16 >> 4) << 52;
+  Lanes scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  return tiny ? Lanes{} : p * scale;
+}
+
+// y[i] = exp(x[i]) for x[i] <= 0; x and y may be the same array.
 inline void exp_nonpositive(const double *x, double *y, long long count) {
-  constexpr double log2e = 1.4426950408889634;
-  constexpr double ln2_hi = 6.93147180369123816490e-01; // exact in 32 bits
-  constexpr double ln2_lo = 1.90821492927058770002e-10;
-  constexpr double shifter = 6755399441055744.0;         // 1.5 * 2^52
-  constexpr double c[14] = {1.0,
-                            1.0,
-                            1.0 / 2,
-                            1.0 / 6,
-                            1.0 / 24,
-                            1.0 / 120,
-                            1.0 / 720,
-                            1.0 / 5040,
-                            1.0 / 40320,
-                            1.0 / 362880,
-                            1.0 / 3628800,
-                            1.0 / 39916800,
-                            1.0 / 479001600,
-                            1.0 / 6227020800.0};
-#pragma GCC ivdep
-  for (long long i = 0; i < count; ++i) {
-    double v = x[i];
-    const bool tiny = v < -708.0;
-    v = tiny ? -708.0 : v;
-    const double t = v * log2e + shifter;
-    const double k = t - shifter;
-    const double r = (v - k * ln2_hi) - k * ln2_lo;
-    double p = c[13];
-    p = p * r + c[12];
-    p = p * r + c[11];
-    p = p * r + c[10];
-    p = p * r + c[9];
-    p = p * r + c[8];
-    p = p * r + c[7];
-    p = p * r + c[6];
-    p = p * r + c[5];
-    p = p * r + c[4];
-    p = p * r + c[3];
-    p = p * r + c[2];
-    p = p * r + c[1];
-    p = p * r + c[0];
-    std::int64_t bits_t, bits_s;
-    std::memcpy(&bits_t, &t, sizeof t);
-    std::memcpy(&bits_s, &shifter, sizeof shifter);
-    const std::int64_t scale_bits = (bits_t - bits_s + 1023) << 52;
-    double scale;
-    std::memcpy(&scale, &scale_bits, sizeof scale);
-    y[i] = tiny ? 0.0 : p * scale;
+  long long i = 0;
+  for (; i + lanes <= count; i += lanes) store(y + i, exp_nonpositive(load(x + i)));
+  if (i < count) {
+    double tail[lanes] = {};
+    std::memcpy(tail, x + i, sizeof(double) * static_cast<size_t>(count - i));
+    store(tail, exp_nonpositive(load(tail)));
+    std::memcpy(y + i, tail, sizeof(double) * static_cast<size_t>(count - i));
   }
 }
 

@@ -16,7 +16,8 @@
 //     dB  = sum_ab ds_ab x_a x_b^T,   dQ = K dB^T,   dK = Q dB
 //     dx  : sum_a P_ab g_a  +  sum_a ds_ab B^T x_a  (as x_b)  +  sum_b ds_ab B x_b  (as x_a)
 //
-// Both directions are batched so that almost all flops are BLAS-3 (the
+// Both directions loop over query tokens with the heads as vector lanes; the
+// d x d products of all heads are BLAS-3 over blocks of sequences (the
 // layouts are in attention.cpp).
 #include "mft/model/particles.hpp"
 #include "mft/model/score_map.hpp"
@@ -62,21 +63,24 @@ private:
                  double *dX);
 
   long long N_, n_, d_, d_h_, L_, Ml_;
+  long long Mp_; // Ml padded to a whole number of vector lanes (query_tile.hpp)
   double scale_;
   std::unique_ptr<ScoreMap> score_map_;
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
-  std::vector<double> B_;  // per slice: d x (Ml d), block m = Q_m^T K_m
-  std::vector<double> Vn_; // per slice: d x (Ml d), block m = scale V_m
-  // Workspace, sized once: no allocation inside an evaluation.
-  std::vector<double> Z_;  // (block n) x (Ml d): rows x_a^T B_m
-  std::vector<double> W_;  // (block n) x (Ml d): vjp, rows g
-  std::vector<double> Y_;  // (block n) x (Ml d): ybar of every head (forward: one sequence's)
-  std::vector<double> T_;  // (block n) x (Ml d): sum_b ds_ab x_b
-  std::vector<double> S_;  // scores / attention of one sequence: forward n x (n Ml), columns (a, m); vjp rows (a, m)
-  std::vector<double> P_;  // vjp: ds, rows (a, m)
-  std::vector<double> score_work_; // the score map's per-row workspace (2 n Ml)
-  std::vector<double> dB_, dVc_; // d x (Ml d): parameter cotangents of a slice
+  std::vector<double> Bk_; // per slice: d x (d Mp), Bk[j][(k,m)] = (Q_m^T K_m)[j][k]
+  std::vector<double> Vk_; // per slice: d x (d Mp), Vk[j][(k,m)] = scale V_m[j][k]
+  // Workspace, sized once: no allocation inside an evaluation. Columns (k, m).
+  std::vector<double> Z_;  // (block n) x (d Mp): x_a^T B_m
+  std::vector<double> G_;  // (block n) x (d Mp): vjp, g_{a,m}
+  std::vector<double> Y_;  // (block n) x (d Mp): ybar_{a,m}
+  std::vector<double> T_;  // (block n) x (d Mp): vjp, sum_b ds_ab x_b
+  std::vector<double> S_;  // n x Mp: one query token's scores, then weights
+  std::vector<double> D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
+  std::vector<double> E_;  // n x d x lanes: vjp, a sequence's token terms by lane
+  std::vector<double> score_work_; // the score map's workspace (2 Mp)
+  std::vector<double> Bm_;         // d x d: one head's B_m or dB_m
+  std::vector<double> dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
 };
 
 } // namespace mft
