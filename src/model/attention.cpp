@@ -123,12 +123,10 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
       const long long row = i * n_ + a, visible = score_map_->visible(a, n_);
       const double *Za = Z_.data() + row * ld, *Ga = G_.data() + row * ld;
       double *P = S_.data(), *ds = D_.data();
-      query_tile::scores(Xi, d_, Za, Mp_, visible, P);
+      query_tile::scores_pair(Xi, d_, Za, Ga, Mp_, visible, P, ds); // scores, <g_{a,m}, x_b>
       score_map_->weights(P, visible, Mp_, score_work_.data());
-      query_tile::mix(Xi, d_, P, Mp_, visible, Y_.data() + row * ld);
-      query_tile::scores(Xi, d_, Ga, Mp_, visible, ds); // <g_{a,m}, x_b>
       score_map_->cotangent(P, ds, visible, Mp_, score_work_.data());
-      query_tile::mix(Xi, d_, ds, Mp_, visible, T_.data() + row * ld);
+      query_tile::mix_pair(Xi, d_, P, ds, Mp_, visible, Y_.data() + row * ld, T_.data() + row * ld);
       query_tile::spread(ds, P, Za, Ga, d_, Mp_, visible, E_.data());
     }
     query_tile::fold_spread(E_.data(), n_, d_, dXb + i * n_ * d_);

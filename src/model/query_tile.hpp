@@ -83,6 +83,75 @@ inline void mix(const double *X, long long d, const double *P, long long heads, 
   }
 }
 
+// The VJP's two score-shaped products in one pass, sharing the token reads:
+// S = scores against Z_a (then the weights) and T[b][m] = <g_{a,m}, x_b>.
+inline void scores_pair(const double *X, long long d, const double *Za, const double *Ga, long long heads,
+                        long long visible, double *S, double *T) {
+  for (long long c = 0; c < heads; c += lanes) {
+    long long b = 0;
+    for (; b + 2 <= visible; b += 2) {
+      const double *x0 = X + b * d, *x1 = x0 + d;
+      const Lanes z = load(Za + c), g = load(Ga + c);
+      Lanes s0 = x0[0] * z, s1 = x1[0] * z, t0 = x0[0] * g, t1 = x1[0] * g;
+      for (long long k = 1; k < d; ++k) {
+        const Lanes zk = load(Za + k * heads + c), gk = load(Ga + k * heads + c);
+        s0 += x0[k] * zk;
+        s1 += x1[k] * zk;
+        t0 += x0[k] * gk;
+        t1 += x1[k] * gk;
+      }
+      store(S + b * heads + c, s0);
+      store(S + (b + 1) * heads + c, s1);
+      store(T + b * heads + c, t0);
+      store(T + (b + 1) * heads + c, t1);
+    }
+    for (; b < visible; ++b) {
+      const double *x = X + b * d;
+      Lanes s0 = x[0] * load(Za + c), t0 = x[0] * load(Ga + c);
+      for (long long k = 1; k < d; ++k) {
+        s0 += x[k] * load(Za + k * heads + c);
+        t0 += x[k] * load(Ga + k * heads + c);
+      }
+      store(S + b * heads + c, s0);
+      store(T + b * heads + c, t0);
+    }
+  }
+}
+
+// The VJP's two mixes in one pass: Ya of the weights P and Ta of the score
+// cotangents ds, sharing the token reads.
+inline void mix_pair(const double *X, long long d, const double *P, const double *ds, long long heads,
+                     long long visible, double *Ya, double *Ta) {
+  for (long long c = 0; c < heads; c += lanes) {
+    long long k = 0;
+    for (; k + 2 <= d; k += 2) {
+      const Lanes p = load(P + c), s = load(ds + c);
+      Lanes y0 = X[k] * p, y1 = X[k + 1] * p, t0 = X[k] * s, t1 = X[k + 1] * s;
+      for (long long b = 1; b < visible; ++b) {
+        const Lanes pb = load(P + b * heads + c), sb = load(ds + b * heads + c);
+        const double *x = X + b * d + k;
+        y0 += x[0] * pb;
+        y1 += x[1] * pb;
+        t0 += x[0] * sb;
+        t1 += x[1] * sb;
+      }
+      store(Ya + k * heads + c, y0);
+      store(Ya + (k + 1) * heads + c, y1);
+      store(Ta + k * heads + c, t0);
+      store(Ta + (k + 1) * heads + c, t1);
+    }
+    for (; k < d; ++k) {
+      Lanes y0 = X[k] * load(P + c), t0 = X[k] * load(ds + c);
+      for (long long b = 1; b < visible; ++b) {
+        y0 += X[b * d + k] * load(P + b * heads + c);
+        t0 += X[b * d + k] * load(ds + b * heads + c);
+      }
+      store(Ya + k * heads + c, y0);
+      store(Ta + k * heads + c, t0);
+    }
+  }
+}
+
 // E (n x d x lanes) += the token cotangents through the scores (ds, with
 // Z_a) and through the weights (P, with G_a = g of every head at query a).
 // Tokens in pairs and k in fours: 8 accumulators, 12 loads per 16 FMAs.
@@ -103,8 +172,10 @@ inline void spread(const double *ds, const double *P, const double *Za, const do
         const Lanes ds0 = load(s0 + c), ds1 = load(s1 + c), P0 = load(p0 + c), P1 = load(p1 + c);
         for (long long q = 0; q < ways; ++q) {
           const Lanes z = load(Za + (k + q) * heads + c), g = load(Ga + (k + q) * heads + c);
-          a[0][q] += ds0 * z + P0 * g;
-          a[1][q] += ds1 * z + P1 * g;
+          a[0][q] += ds0 * z; // two FMAs: "+= s z + p g" would be a product, an FMA and an add
+          a[0][q] += P0 * g;
+          a[1][q] += ds1 * z;
+          a[1][q] += P1 * g;
         }
       }
       for (long long q = 0; q < ways; ++q) {
@@ -116,8 +187,10 @@ inline void spread(const double *ds, const double *P, const double *Za, const do
       Lanes a0 = load(E0 + k * lanes), a1 = load(E1 + k * lanes);
       for (long long c = 0; c < heads; c += lanes) {
         const Lanes z = load(Za + k * heads + c), g = load(Ga + k * heads + c);
-        a0 += load(s0 + c) * z + load(p0 + c) * g;
-        a1 += load(s1 + c) * z + load(p1 + c) * g;
+        a0 += load(s0 + c) * z;
+        a0 += load(p0 + c) * g;
+        a1 += load(s1 + c) * z;
+        a1 += load(p1 + c) * g;
       }
       store(E0 + k * lanes, a0);
       store(E1 + k * lanes, a1);
@@ -127,9 +200,10 @@ inline void spread(const double *ds, const double *P, const double *Za, const do
     for (long long k = 0; k < d; ++k) {
       double *Ebk = E + (b * d + k) * lanes;
       Lanes acc = load(Ebk);
-      for (long long c = 0; c < heads; c += lanes)
-        acc += load(ds + b * heads + c) * load(Za + k * heads + c) +
-               load(P + b * heads + c) * load(Ga + k * heads + c);
+      for (long long c = 0; c < heads; c += lanes) {
+        acc += load(ds + b * heads + c) * load(Za + k * heads + c);
+        acc += load(P + b * heads + c) * load(Ga + k * heads + c);
+      }
       store(Ebk, acc);
     }
 }

@@ -2,6 +2,7 @@
 // exp over an array of non-positive arguments, 8 at a time (lanes.hpp); the
 // max-subtracted softmax only needs x <= 0.
 //
+// With AVX-512:
 // x = (16 k + j) ln2/16 + r with |r| <= ln2/32: exp(x) = 2^k 2^(j/16) exp(r),
 // 2^(j/16) from a table of 16 (one two-register permute on AVX-512), exp(r)
 // by its Taylor polynomial of degree 7 (truncation < 2e-18 relative), 2^k
@@ -13,10 +14,13 @@
 #include "mft/core/lanes.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 
 namespace mft {
 
-inline Lanes exp_nonpositive(Lanes x) {
+#ifdef __AVX512F__
+[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
   constexpr double sixteen_over_ln2 = 23.083120654223414;
   constexpr double ln2_16_hi = 0.04332169877307024; // ln2/16 in 32 bits: k ln2_16_hi is exact
   constexpr double ln2_16_lo = 1.1926343307941173e-11;
@@ -50,14 +54,46 @@ inline Lanes exp_nonpositive(Lanes x) {
   std::memcpy(&shift_bits, &s, sizeof s);
   k16 -= shift_bits; // 16 k + j, exactly
   const LanesInt j = k16 & 15;
-  const Lanes table = __builtin_shuffle(low, high, j);
+  const Lanes table = __builtin_shuffle(low, high, j); // vpermi2pd: one instruction
   LanesInt scale_bits;
   std::memcpy(&scale_bits, &table, sizeof table);
-  scale_bits += (k16 >> 4) << 52;
+  scale_bits += (k16 - j) << 48; // 2^k into the exponent: (16 k) << 48 = k << 52, no arithmetic shift
   Lanes scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return tiny ? Lanes{} : p * scale;
 }
+
+#else
+// Without AVX-512 a permute of 16 doubles is lowered lane by lane, and AVX2
+// has no 64-bit arithmetic shift: x = k ln2 + r, |r| <= ln2/2, exp(r) by its
+// Taylor polynomial of degree 13 (truncation < 2e-16 relative), written
+// per lane for the auto-vectoriser.
+[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
+  constexpr double log2e = 1.4426950408889634;
+  constexpr double ln2_hi = 6.93147180369123816490e-01; // exact in 32 bits
+  constexpr double ln2_lo = 1.90821492927058770002e-10;
+  constexpr double shifter = 6755399441055744.0; // 1.5 * 2^52
+  Lanes y;
+  for (long long q = 0; q < lanes; ++q) {
+    const double v = x[q] < -708.0 ? -708.0 : x[q];
+    const double t = v * log2e + shifter;
+    const double k = t - shifter;
+    const double r = (v - k * ln2_hi) - k * ln2_lo;
+    double p = 1.0 / 6227020800.0;
+    for (double c : {1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+                     1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
+      p = p * r + c;
+    std::int64_t bits_t, bits_s;
+    std::memcpy(&bits_t, &t, sizeof t);
+    std::memcpy(&bits_s, &shifter, sizeof shifter);
+    const std::int64_t scale_bits = (bits_t - bits_s + 1023) << 52;
+    double scale;
+    std::memcpy(&scale, &scale_bits, sizeof scale);
+    y[q] = x[q] < -708.0 ? 0.0 : p * scale;
+  }
+  return y;
+}
+#endif
 
 // y[i] = exp(x[i]) for x[i] <= 0; x and y may be the same array.
 inline void exp_nonpositive(const double *x, double *y, long long count) {

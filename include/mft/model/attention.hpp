@@ -19,6 +19,7 @@
 // Both directions loop over query tokens with the heads as vector lanes; the
 // d x d products of all heads are BLAS-3 over blocks of sequences (the
 // layouts are in attention.cpp).
+#include "mft/core/lanes.hpp"
 #include "mft/model/particles.hpp"
 #include "mft/model/score_map.hpp"
 
@@ -68,19 +69,19 @@ private:
   std::unique_ptr<ScoreMap> score_map_;
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
-  std::vector<double> Bk_; // per slice: d x (d Mp), Bk[j][(k,m)] = (Q_m^T K_m)[j][k]
-  std::vector<double> Vk_; // per slice: d x (d Mp), Vk[j][(k,m)] = scale V_m[j][k]
+  AlignedDoubles Bk_; // per slice: d x (d Mp), Bk[j][(k,m)] = (Q_m^T K_m)[j][k]
+  AlignedDoubles Vk_; // per slice: d x (d Mp), Vk[j][(k,m)] = scale V_m[j][k]
   // Workspace, sized once: no allocation inside an evaluation. Columns (k, m).
-  std::vector<double> Z_;  // (block n) x (d Mp): x_a^T B_m
-  std::vector<double> G_;  // (block n) x (d Mp): vjp, g_{a,m}
-  std::vector<double> Y_;  // (block n) x (d Mp): ybar_{a,m}
-  std::vector<double> T_;  // (block n) x (d Mp): vjp, sum_b ds_ab x_b
-  std::vector<double> S_;  // n x Mp: one query token's scores, then weights
-  std::vector<double> D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
-  std::vector<double> E_;  // n x d x lanes: vjp, a sequence's token terms by lane
-  std::vector<double> score_work_; // the score map's workspace (2 Mp)
-  std::vector<double> Bm_;         // d x d: one head's B_m or dB_m
-  std::vector<double> dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
+  AlignedDoubles Z_;  // (block n) x (d Mp): x_a^T B_m
+  AlignedDoubles G_;  // (block n) x (d Mp): vjp, g_{a,m}
+  AlignedDoubles Y_;  // (block n) x (d Mp): ybar_{a,m}
+  AlignedDoubles T_;  // (block n) x (d Mp): vjp, sum_b ds_ab x_b
+  AlignedDoubles S_;  // n x Mp: one query token's scores, then weights
+  AlignedDoubles D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
+  AlignedDoubles E_;  // n x d x lanes: vjp, a sequence's token terms by lane
+  AlignedDoubles score_work_; // the score map's workspace (2 Mp)
+  AlignedDoubles Bm_;         // d x d: one head's B_m or dB_m
+  AlignedDoubles dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
 };
 
 } // namespace mft
