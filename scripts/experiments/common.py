@@ -1,0 +1,252 @@
+"""The machinery every experiment driver shares: its options, running mft
+(locally, several runs at once, or as a Slurm job array through
+scripts/slurm/submit_sweep.sh), and writing the CSV and the figure.
+
+A driver lists its runs as `Run(name, args)` (args: {mft key: value}); the
+runner gives back {name: path of the run file}. Locally, a run whose file is
+complete is reused (`--fresh` reruns), so a driver interrupted and restarted
+only runs what is missing. With `--slurm` the runs become one table, one
+array job and the driver exits; `--from-sweep JOB` later reads
+runs/sweep-JOB-<row>.h5 in table order and does the analysis.
+
+Outputs: full mode writes docs/experiments/<name>.csv and
+docs/figures/exp_<name>.png (the files EXPERIMENTS.md quotes); `--quick`
+writes <name>-quick.csv and the figure beside it under --out (default
+docs/experiments). Numbers in the CSV carry 6 significant digits, the digits
+that reproduce on one machine.
+"""
+import argparse
+import concurrent.futures
+import csv
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import mft_io  # noqa: E402
+
+DIGITS = 6
+
+
+@dataclass
+class Run:
+    name: str
+    args: dict
+    command: str = "train"  # or "ntk"
+    extra: list = field(default_factory=list)  # options without a value (ntk: --cgf)
+
+
+def parser(doc):
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="the reduced version (under two minutes on 2 cores)")
+    p.add_argument("--out", default=str(ROOT / "docs" / "experiments"), help="folder of the CSV (default docs/experiments)")
+    p.add_argument("--figures", default=None, help="folder of the figure (default docs/figures; with --quick: --out)")
+    p.add_argument("--runs", default=str(ROOT / "runs" / "experiments"), help="folder of the run files")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (local)")
+    p.add_argument("--ranks", type=int, default=1, help="MPI ranks per run (local)")
+    p.add_argument("--fresh", action="store_true", help="rerun runs whose file exists")
+    p.add_argument("--slurm", action="store_true", help="submit the runs as a Slurm array job and exit")
+    p.add_argument("--from-sweep", metavar="JOB", help="analyse runs/sweep-JOB-<row>.h5 of an earlier --slurm")
+    return p
+
+
+def mft_binary():
+    return os.environ.get("MFT", str(ROOT / os.environ.get("MFT_BUILD_NAME", "build") / "apps" / "mft"))
+
+
+def mpiexec():
+    return os.environ.get("MPIEXEC", "mpirun")
+
+
+def _same_value(stored, wanted):
+    if isinstance(stored, bytes):
+        stored = stored.decode()
+    try:
+        return abs(float(stored) - float(wanted)) <= 1e-12 * max(1.0, abs(float(wanted)))
+    except (TypeError, ValueError):
+        return str(stored) == str(wanted)
+
+
+def _complete(path, run):
+    """Whether `path` holds the finished run `run` (same configuration)."""
+    if not path.is_file():
+        return False
+    try:
+        import h5py
+        with h5py.File(path, "r") as f:
+            config = f["config"].attrs
+            for key, value in run.args.items():
+                if "." not in key:  # a command option (ntk --from, --snapshot), not a configuration key
+                    continue
+                if key not in config or not _same_value(config[key], value):
+                    return False
+            if run.command == "ntk":
+                return "ntk" in f
+            return "history/step" in f and int(f["history/step"][-1]) >= int(config["train.steps"])
+    except (OSError, KeyError, IndexError, ValueError):
+        return False
+
+
+def _argv(run, path):
+    argv = [mft_binary(), run.command]
+    for key, value in run.args.items():
+        argv += [f"--{key}", str(value)]
+    argv += list(run.extra)
+    argv += ["--output.file", str(path), "--output.overwrite", "true"]
+    if run.command == "train":
+        argv += ["--train.print_every", "1000000"]
+    return argv
+
+
+def _run_one(run, path, ranks, fresh):
+    marker = path.with_suffix(".diverged")
+    if not fresh and marker.is_file() and marker.read_text() == repr(sorted(run.args.items())):
+        return path, "diverged (earlier)"
+    if not fresh and _complete(path, run):
+        return path, "reused"
+    marker.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The project's one definition of the environment mft runs in (BLAS
+    # threads and core, Open MPI as root, HDF5 locking): scripts/env.sh.
+    argv = ["bash", "-c", 'source "$0" && exec "$@"', str(ROOT / "scripts" / "env.sh"), mpiexec(), "-n", str(ranks)]
+    if ranks > (os.cpu_count() or 1):
+        argv.append("--oversubscribe")
+    argv += _argv(run, path)
+    log = path.with_suffix(".log")
+    with open(log, "w") as out:
+        done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        lines = log.read_text().strip().splitlines()
+        errors = [line for line in lines if line.startswith("mft: error")] or lines[-1:] or ["(no output)"]
+        if "non-finite" in errors[0] or "not finite" in errors[0]:
+            # A result, not a failure: this model diverges with this step.
+            marker.write_text(repr(sorted(run.args.items())))
+            return path, f"diverged: {errors[0]}"
+        return path, f"failed (exit {done.returncode}): {errors[0]}"
+    return path, "ran"
+
+
+def execute(name, runs, options):
+    """Runs (or finds) every run; returns {run name: path}, without the runs
+    that diverged (a token or a gradient became non-finite: a result the
+    drivers report, not a failure). Exits after submitting with --slurm."""
+    folder = Path(options.runs) / (name + ("-quick" if options.quick else ""))
+    if options.from_sweep:
+        paths = {r.name: ROOT / "runs" / f"sweep-{options.from_sweep}-{i}.h5" for i, r in enumerate(runs)}
+        missing = [str(p) for p in paths.values() if not p.is_file()]
+        if missing:
+            sys.exit(f"error: --from-sweep {options.from_sweep}: {len(missing)} run files missing, e.g. {missing[0]}")
+        return paths
+    if options.slurm:
+        submit_slurm(name, runs, folder)
+        sys.exit(0)
+    paths = {r.name: folder / f"{r.name}.h5" for r in runs}
+    jobs = max(1, options.jobs // max(1, options.ranks))
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_run_one, r, paths[r.name], options.ranks, options.fresh): r for r in runs}
+        # (paths loses the diverged runs only after every future is made)
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            run = futures[future]
+            path, status = future.result()
+            print(f"[{name}] {done}/{len(runs)} {run.name}: {status}", flush=True)
+            if status.startswith("failed"):
+                failures.append(f"{run.name}: {status} (log {path.with_suffix('.log')})")
+            if status.startswith("diverged"):
+                paths.pop(run.name, None)
+    if failures:
+        sys.exit(f"error: {len(failures)} runs failed; first: {failures[0]}")
+    return paths
+
+
+def submit_slurm(name, runs, folder):
+    if any(r.command != "train" for r in runs):
+        sys.exit(f"error: --slurm: {name} needs `mft ntk` runs, which the sweep array does not run; run it locally")
+    keys = []
+    for r in runs:
+        keys += [k for k in r.args if k not in keys]
+    folder.mkdir(parents=True, exist_ok=True)
+    table = folder / f"{name}-table.csv"
+    with open(table, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for r in runs:
+            row = [r.args.get(k, "") for k in keys]
+            if any("," in str(v) for v in row):
+                sys.exit(f"error: --slurm: a value with a comma in run {r.name}; the sweep table cannot hold it")
+            w.writerow(row)
+    cmd = [str(ROOT / "scripts" / "slurm" / "submit_sweep.sh"), str(table)]
+    print("submitting:", " ".join(shlex.quote(c) for c in cmd))
+    subprocess.run(cmd, check=True)
+    print(f"then: {sys.argv[0]} {'--quick ' if '--quick' in sys.argv else ''}--from-sweep ARRAYJOB")
+
+
+def fmt(x):
+    """A number as the CSV holds it: 6 significant digits."""
+    if isinstance(x, (int,)) and not isinstance(x, bool):
+        return str(x)
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return f"{v:.{DIGITS}g}"
+
+
+def write_csv(name, options, columns, rows):
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / (name + ("-quick" if options.quick else "") + ".csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow([fmt(row[c]) for c in columns])
+    print(f"[{name}] wrote {path} ({len(rows)} rows)")
+    return path
+
+
+def figure_path(name, options):
+    if options.figures:
+        folder = Path(options.figures)
+    elif options.quick:
+        folder = Path(options.out)
+    else:
+        folder = ROOT / "docs" / "figures"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / (f"exp_{name}" + ("-quick" if options.quick else "") + ".png")
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig, name, options):
+    path = figure_path(name, options)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    print(f"[{name}] wrote {path}")
+    return path
+
+
+def history(path):
+    run = mft_io.open_run(str(path))
+    h = run.history
+    cfg = run.config
+    run.close()
+    return h, cfg
+
+
+def mean_and_error(values):
+    """Mean and standard error of the mean (0 for one value)."""
+    import numpy as np
+    v = np.asarray(values, float)
+    if v.size < 2:
+        return float(v.mean()), 0.0
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size))

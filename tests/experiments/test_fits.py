@@ -1,0 +1,68 @@
+"""The experiments' fits on synthetic data with known answers."""
+import sys
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "experiments"))
+import fits  # noqa: E402
+
+
+class PowerLaw(unittest.TestCase):
+    def test_exact_data_give_the_exponent(self):
+        x = np.array([1, 2, 4, 8, 16, 32.0])
+        f = fits.power_law(x, 3.0 * x**-0.5)
+        self.assertAlmostEqual(f.value, -0.5, places=12)
+        self.assertAlmostEqual(f.prefactor, 3.0, places=12)
+        self.assertLess(f.error, 1e-12)
+        self.assertEqual(f.points, 6)
+
+    def test_the_error_covers_the_truth_at_its_rate(self):
+        # Log-normal noise of known size: the true slope lies within two
+        # standard errors in about 95 % of the draws, and the mean error
+        # matches the spread of the fitted slopes.
+        rng = np.random.default_rng(3)
+        x = np.geomspace(1, 64, 7)
+        slopes, errors, inside = [], [], 0
+        for _ in range(2000):
+            y = 0.7 * x**-0.5 * np.exp(0.1 * rng.standard_normal(x.size))
+            f = fits.power_law(x, y)
+            slopes.append(f.value)
+            errors.append(f.error)
+            inside += abs(f.value + 0.5) < 2 * f.error
+        self.assertAlmostEqual(np.mean(slopes), -0.5, delta=0.005)
+        self.assertGreater(inside / 2000, 0.90)
+        self.assertLess(inside / 2000, 0.99)
+        self.assertAlmostEqual(np.mean(errors) / np.std(slopes), 1.0, delta=0.15)
+
+    def test_bad_input_is_refused(self):
+        with self.assertRaises(ValueError):
+            fits.power_law([1, 2], [1, -1])
+        with self.assertRaises(ValueError):
+            fits.power_law([2, 2, 2], [1, 2, 3])
+
+
+class ExponentialRate(unittest.TestCase):
+    def test_exact_decay_gives_the_rate(self):
+        t = np.linspace(0, 5, 11)
+        f = fits.exponential_rate(t, 2.0 * np.exp(-1.3 * t))
+        self.assertAlmostEqual(f.value, 1.3, places=12)
+        self.assertAlmostEqual(f.prefactor, 2.0, places=12)
+
+    def test_noisy_decay_within_its_error(self):
+        rng = np.random.default_rng(5)
+        t = np.linspace(0, 4, 21)
+        f = fits.exponential_rate(t, np.exp(-0.8 * t + 0.05 * rng.standard_normal(t.size)))
+        self.assertLess(abs(f.value - 0.8), 3 * f.error)
+        self.assertGreater(f.error, 0)
+
+    def test_early_window_stops_at_the_drop(self):
+        t = np.arange(10.0)
+        y = np.exp(-t)
+        self.assertEqual(list(fits.early_window(t, y, drop=1e-2)), [0, 1, 2, 3, 4])
+        self.assertEqual(len(fits.early_window(t, np.ones(10))), 10)
+
+
+if __name__ == "__main__":
+    unittest.main()
