@@ -71,9 +71,18 @@ def _same_value(stored, wanted):
         return str(stored) == str(wanted)
 
 
+def _record(run):
+    return repr([run.command] + [f"{k}={v}" for k, v in sorted(run.args.items())] + list(run.extra))
+
+
 def _complete(path, run):
-    """Whether `path` holds the finished run `run` (same configuration)."""
+    """Whether `path` holds the finished run `run`: the record written beside
+    it after it finished names exactly these options (a key the run leaves at
+    its default must not match a file made with another value)."""
     if not path.is_file():
+        return False
+    record = path.with_suffix(".options")
+    if not record.is_file() or record.read_text() != _record(run):
         return False
     try:
         import h5py
@@ -104,11 +113,12 @@ def _argv(run, path):
 
 def _run_one(run, path, ranks, fresh):
     marker = path.with_suffix(".diverged")
-    if not fresh and marker.is_file() and marker.read_text() == repr(sorted(run.args.items())):
+    if not fresh and marker.is_file() and marker.read_text() == _record(run):
         return path, "diverged (earlier)"
     if not fresh and _complete(path, run):
         return path, "reused"
     marker.unlink(missing_ok=True)
+    path.with_suffix(".options").unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     # The project's one definition of the environment mft runs in (BLAS
     # threads and core, Open MPI as root, HDF5 locking): scripts/env.sh.
@@ -124,9 +134,10 @@ def _run_one(run, path, ranks, fresh):
         errors = [line for line in lines if line.startswith("mft: error")] or lines[-1:] or ["(no output)"]
         if "non-finite" in errors[0] or "not finite" in errors[0]:
             # A result, not a failure: this model diverges with this step.
-            marker.write_text(repr(sorted(run.args.items())))
+            marker.write_text(_record(run))
             return path, f"diverged: {errors[0]}"
         return path, f"failed (exit {done.returncode}): {errors[0]}"
+    path.with_suffix(".options").write_text(_record(run))
     return path, "ran"
 
 

@@ -18,7 +18,7 @@ import common
 from common import Run
 from mean_field import coupling_distance, heads
 
-FULL = dict(dims=[4, 8, 16, 32], linear=lambda d: d, quadratic=lambda d: d * d // 8, factor=4, seeds=[1, 2],
+FULL = dict(dims=[4, 8, 16, 32], linear=lambda d: d, quadratic=lambda d: d * d // 16, factor=4, seeds=[1, 2],
             L=4, N=32, steps=100, dtau=0.02)
 QUICK = dict(dims=[4, 8], linear=lambda d: d // 2, quadratic=lambda d: d * d // 16, factor=2, seeds=[1],
              L=2, N=8, steps=10, dtau=0.02)

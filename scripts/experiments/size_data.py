@@ -14,7 +14,7 @@ import numpy as np
 import common
 from common import Run
 
-FULL = dict(widths=[2, 4, 8, 16, 32], sizes=[16, 32, 64, 128, 256], L=4, test=256, seeds=[1, 2, 3],
+FULL = dict(widths=[2, 4, 8, 16, 32], sizes=[16, 32, 64, 128, 256], L=4, test=256, seeds=[1, 2],
             steps=150, dtau=0.05)
 QUICK = dict(widths=[2, 4], sizes=[8, 16], L=2, test=16, seeds=[1], steps=10, dtau=0.05)
 

@@ -39,7 +39,7 @@ def digits_file(options, size):
 def task_args(task, size, options):
     if task == "icl":
         return {"data.task": "icl-linear", "data.sequences": size["icl_sequences"],
-                "data.test_sequences": size["icl_sequences"]}
+                "data.test_sequences": size["icl_sequences"], "init.sigma_v": 0.5}
     return {"data.task": "file", "data.file": digits_file(options, size), "readout.kind": "mean",
             "readout.dim": 10, "loss.kind": "cross-entropy"}
 
@@ -63,7 +63,7 @@ def main():
                     continue
                 keys.append(name)
                 runs.append(Run(name, {**task_args(task, size, options), "model.heads": M, "model.slices": L,
-                                       "init.seed": seed, "init.sigma_v": 0.5, "train.steps": size["steps"], "train.dtau": size["dtau"],
+                                       "init.seed": seed, "train.steps": size["steps"], "train.dtau": size["dtau"],
                                        "output.snapshot_every": size["steps"]}))
     paths = common.execute("width_depth", runs, options)
 

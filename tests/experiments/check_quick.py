@@ -22,7 +22,7 @@ EXPECTED = {
                   "final_risk"], 3),
     "weight_decay": (["lambda", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err", "norm2"], 3),
     "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "reduction", "test_risk",
-                 "test_accuracy", "seconds_per_step"], 12),
+                 "test_accuracy"], 12),
     "variants": (["attention", "causal", "seeds", "diverged", "all_min", "all_max", "V_min", "V_max", "risk",
                   "risk_err", "reduction"], 4),
     "size_data": (["M", "N", "seeds", "diverged", "risk", "test_risk", "test_risk_err"], 4),
