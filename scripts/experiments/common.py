@@ -183,7 +183,7 @@ def submit_slurm(name, runs, folder):
     folder.mkdir(parents=True, exist_ok=True)
     table = folder / f"{name}-table.csv"
     with open(table, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(keys)
         for r in runs:
             row = [r.args.get(k, "") for k in keys]
@@ -212,7 +212,7 @@ def write_csv(name, options, columns, rows):
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + ".csv")
     with open(path, "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
         for row in rows:
             w.writerow([fmt(row[c]) for c in columns])
