@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
         static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
 
     // Training steps: explicit Euler in tau, one forward and one adjoint each.
-    mft::Trainer trainer(MPI_COMM_WORLD, model, config);
+    mft::Trainer trainer(model, config);
     std::vector<double> theta(static_cast<size_t>(trainer.gradient().local_size()));
     model.particles->pack(theta.data());
     // Warm-up: the first step reuses the velocity kept from this call, so it
@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
                    solves_per_step);
 
     // The NTK of every parameter (one forward and one adjoint solve per sequence).
-    const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(MPI_COMM_WORLD, model, "all"); }) : 0.0;
+    const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(model, "all"); }) : 0.0;
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 

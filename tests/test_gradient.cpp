@@ -64,7 +64,7 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
   const auto [readout, activation, variant] = GetParam();
   mft::Config config = small_config(readout, "rk", 1, true, activation, variant);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   mft::Particles &p = *model.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());
@@ -263,7 +263,7 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   const auto [ts, k, readout, variant] = GetParam();
   mft::Config config = small_config(readout, ts, k, false, "gelu", variant);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   mft::Particles &p = *model.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());

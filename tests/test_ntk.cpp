@@ -40,7 +40,7 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   const bool vector = std::find(variant.begin(), variant.end(), "--readout.dim") != variant.end();
   mft::Config c = tiny(args, vector ? "gaussian" : "families");
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  const mft::NtkSpectrum K = mft::ntk_spectrum(MPI_COMM_WORLD, model, part);
+  const mft::NtkSpectrum K = mft::ntk_spectrum(model, part);
   const long long N = K.N;
 
   // J by central differences of yhat, entry by entry of this rank's particles.
@@ -111,7 +111,7 @@ TEST(Ntk, HasAMeanFieldLimit) {
                                        "families", "--families.kind", "mixture", "--data.sequences",
                                        "4", "--data.tokens", "32"});
     mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-    return mft::ntk_spectrum(MPI_COMM_WORLD, model, "V");
+    return mft::ntk_spectrum(model, "V");
   };
   const mft::NtkSpectrum a = spectrum(128), b = spectrum(512);
   EXPECT_NEAR(a.lambda_min() / b.lambda_min(), 1.0, 0.2);

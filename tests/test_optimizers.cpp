@@ -116,7 +116,7 @@ TEST(Optimizers, AdamThreeStepsEqualAPlainImplementation) {
   const mft::TrainResult run = train(c);
 
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   std::vector<double> theta = initial_theta(c), m(theta.size(), 0.0), v(theta.size(), 0.0);
   for (int t = 1; t <= 3; ++t) {
     const std::vector<double> G = plain_G(objective, *model.particles, theta, lambda);
@@ -140,7 +140,7 @@ TEST(Optimizers, AdamsFirstStepIsTheBiasCorrectedSign) {
                                  "--train.beta1", "0.5", "--train.beta2", "0.6"});
   const mft::TrainResult run = train(c);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   const std::vector<double> theta0 = initial_theta(c);
   const std::vector<double> G = plain_G(objective, *model.particles, theta0, 0.2);
   double longest = 0;

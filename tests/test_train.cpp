@@ -41,7 +41,7 @@ TEST(Train, EulerStepIsGradientDescent) {
                                 "4", "--model.mlp_width", "3"});
   const mft::TrainResult run = mft::run_train(MPI_COMM_WORLD, c, info(), nullptr, false);
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   const std::vector<double> theta0 = initial_theta(c);
   const std::vector<double> g = objective.at(theta0.data()).dR;
   const mft::Particles &p = *model.particles;
@@ -68,7 +68,7 @@ TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   // data.seed = init.seed and the same width: the teacher is the student.
   mft::Config c = train_config({"--data.seed", "1"});
   mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(MPI_COMM_WORLD, model);
+  mft::Objective objective(model);
   std::vector<double> theta = initial_theta(c);
   const mft::Gradient &at_teacher = objective.at(theta.data());
   EXPECT_EQ(at_teacher.risk, 0.0);
@@ -83,7 +83,7 @@ TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   for (double &v : theta) v += 0.05 * noise.normal();
   const double before = objective.at(theta.data()).risk;
   EXPECT_GT(before, 1e-6);
-  mft::Trainer trainer(MPI_COMM_WORLD, model, c);
+  mft::Trainer trainer(model, c);
   trainer.run(theta.data(), 0, 50);
   const double after = objective.at(theta.data()).risk;
   EXPECT_LT(after, before);

@@ -39,7 +39,7 @@ void check_ntk_part(const std::string &part, const Particles &particles) {
     throw InputError(key_error("ntk.part", part, "the model has no MLP particles (model.mlp_particles = 0)"));
 }
 
-NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
+NtkSpectrum ntk_spectrum(Model &model, const std::string &part) {
   LogScope log(&LogEvents::ntk);
   Particles &p = *model.particles;
   check_ntk_part(part, p);
@@ -54,30 +54,36 @@ NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part) {
   // i depends on sequence i alone: a forward and an adjoint solve of that
   // sequence per output (TSAdjointSolve consumes the trajectory), with a
   // solver for one sequence, so the cost is linear in N: d_out forward and
-  // adjoint solves of the data.
+  // adjoint solves of the data. A group computes the rows of its block of
+  // sequences; the rows are then gathered across groups.
+  const ProcessGrid &grid = *model.grid;
+  const MPI_Comm comm = grid.heads();
+  const SequenceBlock block = grid.block(data.N);
   DepthField field(comm, 1, data.n, p, model.field_options);
   DepthSolver solver(field, model.depth_config, true);
   TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
                 std::vector<double>(static_cast<size_t>(d_out))};
-  std::vector<double> J(static_cast<size_t>(N * width)), X1(one.tokens.size()), a1(one.tokens.size()),
-      dtheta(static_cast<size_t>(p.local_size()));
-  for (long long i = 0; i < data.N; ++i) {
+  std::vector<double> J(static_cast<size_t>(block.count() * d_out * width)), X1(one.tokens.size()),
+      a1(one.tokens.size()), dtheta(static_cast<size_t>(p.local_size()));
+  for (long long i = block.begin; i < block.end; ++i) {
     std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
     for (long long k = 0; k < d_out; ++k) {
       solver.solve(one.tokens.data(), X1.data());
       model.readout->unit_cotangent(one, 0, k, a1.data());
       solver.adjoint(a1.data(), nullptr, dtheta.data());
-      double *row = J.data() + (i * d_out + k) * width;
+      double *row = J.data() + ((i - block.begin) * d_out + k) * width;
       for (const Range &r : group) {
         const double w = std::sqrt(r.scale);
         for (long long q = r.begin; q < r.end; ++q) *row++ = w * dtheta[q];
       }
     }
   }
+  J = grid.gather_rows(J, data.N, d_out * width);
   NtkSpectrum out;
   out.N = N;
   out.gram.assign(static_cast<size_t>(N * N), 0.0);
   if (width > 0) gemm(false, true, N, N, width, 1.0, J.data(), width, J.data(), width, 0.0, out.gram.data(), N);
+  // Sum over the heads of the group (every group now holds the same J).
   MPI_Allreduce(MPI_IN_PLACE, out.gram.data(), static_cast<int>(N * N), MPI_DOUBLE, MPI_SUM, comm);
   // Exactly symmetric (the sum above is, up to the order of additions).
   for (long long i = 0; i < N; ++i)

@@ -123,6 +123,16 @@ void validate_sizes(const Config &c) {
   if (t.batch > c.data.sequences)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
                                "more than the N = " + std::to_string(c.data.sequences) + " training sequences"));
+  // Every sequence group holds at least one sequence of each set.
+  const long long P_s = c.parallel.sequence_groups;
+  const std::string groups = std::to_string(P_s) + " sequence groups (parallel.sequence_groups)";
+  if (c.data.sequences < P_s)
+    throw InputError(key_error("data.sequences", std::to_string(c.data.sequences), "fewer than the " + groups));
+  if (t.batch > 0 && t.batch < P_s)
+    throw InputError(key_error("train.batch", std::to_string(t.batch), "fewer than the " + groups));
+  if (c.data.test_sequences > 0 && c.data.test_sequences < P_s)
+    throw InputError(key_error("data.test_sequences", std::to_string(c.data.test_sequences),
+                               "fewer than the " + groups));
 }
 
 } // namespace
@@ -166,7 +176,8 @@ void validate(const Config &c, bool sizes_known) {
 bool restart_may_change(const std::string &key) {
   return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
          key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" ||
-         key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part";
+         key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part" ||
+         key == "parallel.sequence_groups";
 }
 
 Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source) {
@@ -189,7 +200,7 @@ bool key_added_to_format(const std::string &key) {
   return key == "model.attention" || key == "model.causal" || key == "readout.dim" ||
          key == "loss.kind" || key == "data.test_sequences" || key == "train.method" ||
          key == "train.batch" || key == "train.temperature" || key == "train.beta1" ||
-         key == "train.beta2" || key == "train.eps";
+         key == "train.beta2" || key == "train.eps" || key == "parallel.sequence_groups";
 }
 
 std::string default_text(const std::string &key) {

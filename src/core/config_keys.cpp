@@ -273,6 +273,9 @@ const std::vector<Key> &key_table() {
            "a particle snapshot every this many steps (and the last)"),
       bind("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
            "true: replace an existing output.file; false: refuse it"),
+      bind("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},
+           "sequence groups P_s of the process grid (ranks = P_h x P_s): each group holds N / P_s "
+           "sequences, its P_h ranks split the heads; must divide the rank count"),
       bind("run.max_memory", &C::run, &RunConfig::max_memory, {parse_bytes},
            "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks"),
   };

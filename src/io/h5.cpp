@@ -286,13 +286,17 @@ void write_attribute(hid_t obj, const std::string &name, const std::vector<doubl
   if (n > 0) check(H5Awrite(a, H5T_NATIVE_DOUBLE, value.data()), "writing attribute " + name);
 }
 
-void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
-                   const double *data, MPI_Comm comm) {
+Handle create_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape) {
   Handle space(checked(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
                        "H5Screate_simple"));
-  Handle ds(checked(H5Dcreate2(file, path.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                               H5P_DEFAULT, H5P_DEFAULT),
-                    "creating " + path));
+  return Handle(checked(H5Dcreate2(file, path.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        "creating " + path));
+}
+
+void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
+                   const double *data, MPI_Comm comm) {
+  Handle ds = create_dataset(file, path, shape);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::vector<hsize_t> start(shape.size(), 0), count = shape;

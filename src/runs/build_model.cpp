@@ -11,9 +11,9 @@ namespace mft {
 Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored,
                   MemoryEstimate *estimate) {
   const MemoryLimit limit = memory_limit(comm, config);
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
   Model model;
+  collectively(comm, [&] { model.grid = std::make_unique<ProcessGrid>(comm, config.parallel.sequence_groups); });
+  const ProcessGrid &grid = *model.grid;
   collectively(comm, [&] {
     // The sizes first, from the configuration or the file's shapes alone.
     // Held-out sequences count with the training ones (tokens and states).
@@ -32,7 +32,7 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
       N = shape.train.N + shape.test.N, n = shape.train.n;
       key = "data.file", value = config.data.file;
     }
-    const MemoryEstimate e = estimate_memory(limit, config, N, n, ranks, job, key, value);
+    const MemoryEstimate e = estimate_memory(limit, config, N, n, grid.head_ranks(), grid.groups(), job, key, value);
     require_fits(e, config, N, n, job, key, value);
     if (estimate) *estimate = e;
 
@@ -48,11 +48,12 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
     config.data.tokens = model.data.n;
     config.data.test_sequences = model.test_data.N;
     validate(config);
+    // Every group draws the same particles (streams keyed by seed, species, l, m).
     model.particles = std::make_unique<Particles>(
-        make_particles(config, comm, config.init.seed, config.model.heads));
+        make_particles(config, grid.heads(), config.init.seed, config.model.heads));
     model.field_options = FieldOptions::of(config.model);
-    model.field = std::make_unique<DepthField>(comm, model.data.N, model.data.n, *model.particles,
-                                               model.field_options);
+    model.field = std::make_unique<DepthField>(grid.heads(), grid.block(model.data.N).count(), model.data.n,
+                                               *model.particles, model.field_options);
     model.solver = std::make_unique<DepthSolver>(*model.field, config.depth, job != Job::Forward);
     config.depth.ts_type = model.solver->ts_type(); // as resolved by the options database
     config.depth.rk_type = model.solver->rk_type();
@@ -60,12 +61,21 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
     model.readout = std::make_unique<Readout>(config);
     model.loss = make_loss(config.loss.kind);
     if (model.test_data.N > 0) {
-      model.test_field = std::make_unique<DepthField>(comm, model.test_data.N, model.test_data.n,
-                                                      *model.particles, model.field_options);
+      model.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(model.test_data.N).count(),
+                                                      model.test_data.n, *model.particles, model.field_options);
       model.test_solver = std::make_unique<DepthSolver>(*model.test_field, model.depth_config, false);
     }
   });
   return model;
+}
+
+std::string describe_grid(const ProcessGrid &grid) {
+  const int ranks = grid.head_ranks() * grid.groups();
+  std::string out = std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
+  if (grid.groups() > 1)
+    out += " = " + std::to_string(grid.head_ranks()) + (grid.head_ranks() == 1 ? " head rank" : " head ranks") +
+           " x " + std::to_string(grid.groups()) + " sequence groups";
+  return out;
 }
 
 std::string describe_variant(const Config &c, const Model &model) {

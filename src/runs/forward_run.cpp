@@ -11,9 +11,8 @@ namespace mft {
 
 ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
                           bool write) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   std::ostream *out = rank == 0 ? log : nullptr;
 
   collectively(comm, [&] {
@@ -26,22 +25,25 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
     char line[512];
     std::snprintf(line, sizeof line,
                   "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
-                  "depth TS %s %s, %lld steps | %d ranks\n",
+                  "depth TS %s %s, %lld steps | %s\n",
                   data.N, data.n, data.d, config.model.heads, config.model.slices,
                   config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                   config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
-                  size);
+                  describe_grid(*model.grid).c_str());
     *out << line << "model: " << describe_variant(config, model) << "\n"
          << "memory: " << memory.summary() << "\n" << std::flush;
   }
 
+  // This group's block of sequences; the predictions of all N.
   ForwardResult result;
-  result.tokens_final.resize(data.tokens.size());
+  const TokenData block = model.block_of(data);
+  result.tokens_final.resize(block.tokens.size());
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
-  model.solver->solve(data.tokens.data(), result.tokens_final.data());
+  model.solver->solve(block.tokens.data(), result.tokens_final.data());
   result.seconds = MPI_Wtime() - t0;
-  result.predictions = model.readout->predict(data, result.tokens_final.data());
+  result.predictions = model.grid->gather_rows(model.readout->predict(block, result.tokens_final.data()),
+                                               data.N, data.d_out);
   result.risk = model.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
   const bool classifies = model.loss->classifies();
   const double train_accuracy =
@@ -72,7 +74,7 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   }
 
   if (write) {
-    RunFile file(config.output.file, comm, config, info, data, *model.particles, false, {},
+    RunFile file(config.output.file, *model.grid, config, info, data, *model.particles, false, {},
                  &model.test_data);
     file.append_snapshot(0, 0.0, *model.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);

@@ -81,11 +81,16 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
 }
 
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
-                               int ranks, Job job, const std::string &data_key, const std::string &data_value) {
+                               int head_ranks, int groups, Job job, const std::string &data_key,
+                               const std::string &data_value) {
   const long double d = c.model.d, d_h = c.model.head_dim, L = c.model.slices, d_f = c.model.mlp_width;
-  const long double heads = (c.model.heads + ranks - 1) / ranks; // this rank's share, at most
-  const long double neurons = (c.model.mlp_particles + ranks - 1) / ranks;
-  const long double state = static_cast<long double>(N) * n * d * sizeof(double);
+  const long double heads = (c.model.heads + head_ranks - 1) / head_ranks; // this rank's share, at most
+  const long double neurons = (c.model.mlp_particles + head_ranks - 1) / head_ranks;
+  // The token states of this group's block of sequences; the data itself
+  // (all N) is on every rank.
+  const long long N_group = (N + groups - 1) / groups;
+  const long double data = static_cast<long double>(N) * n * d * sizeof(double);
+  const long double state = static_cast<long double>(N_group) * n * d * sizeof(double);
   const long double s = depth_stages(c.depth);
   const long double steps = L * c.depth.steps_per_slice;
   const long double particles = L * (heads * (2 * d_h * d + d * d) + neurons * 2 * d_f * d) * sizeof(double);
@@ -93,15 +98,15 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const std::string heads_value = std::to_string(c.model.heads);
 
   MemoryEstimate e;
-  // Tokens, targets, X(1), the solver's state and its 2s + 2 work vectors;
+  // The data; X(1), the solver's state and its 2s + 2 work vectors;
   // training adds the adjoint's s + 8 vectors of the same size.
-  e.parts.push_back({"token states", state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
+  e.parts.push_back({"token states", data + state * ((2 * s + 4) + (trains ? s + 8 : 0)), data_key, data_value});
   // The memory trajectory: every step's state and stages.
   if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
   // Minibatches: their own states and trajectory for b sequences.
   const long long b = c.train.batch;
   if (trains && b > 0 && b < N) {
-    const long double batch_state = static_cast<long double>(b) * n * d * sizeof(double);
+    const long double batch_state = static_cast<long double>((b + groups - 1) / groups) * n * d * sizeof(double);
     e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)),
                        "train.batch", std::to_string(b)});
   }
@@ -120,7 +125,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   }
   if (c.data.task == "teacher") {
     const long long T = c.data.teacher_heads > 0 ? c.data.teacher_heads : c.model.heads;
-    const long double teacher = (T + ranks - 1) / ranks;
+    const long double teacher = (T + head_ranks * groups - 1) / (head_ranks * groups);
     e.parts.push_back({"teacher particles", L * teacher * 4 * (2 * d_h * d + d * d) * sizeof(double),
                        c.data.teacher_heads > 0 ? "data.teacher_heads" : "model.heads", std::to_string(T)});
   }

@@ -70,7 +70,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   });
 
   NtkRunResult result;
-  result.spectrum = ntk_spectrum(comm, model, config.ntk.part);
+  result.spectrum = ntk_spectrum(model, config.ntk.part);
   const NtkSpectrum &K = result.spectrum;
   std::vector<double> points;
   if (options.cgf) {
@@ -122,7 +122,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   }
 
   if (write) {
-    RunFile file(config.output.file, comm, config, info, model.data, *model.particles, false, {},
+    RunFile file(config.output.file, *model.grid, config, info, model.data, *model.particles, false, {},
                  &model.test_data);
     file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
     file.write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, snapshot_step,

@@ -112,10 +112,11 @@ void read_run_particles(const std::string &path, const std::string &key, long lo
   }
 }
 
-RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
+RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, bool history,
                  const std::vector<std::string> &extra_history, const TokenData *test_data)
-    : path_(path), comm_(comm), created_(true), publish_at_snapshot_(history) {
+    : path_(path), grid_(grid), comm_(grid.world()), created_(true), publish_at_snapshot_(history) {
+  const MPI_Comm comm = comm_;
   collectively(comm, [&] {
     if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
   });
@@ -126,6 +127,8 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
     h5::write_attribute(file_, "created", info.created);
     h5::write_attribute(file_, "command_line", info.command_line);
     h5::write_attribute(file_, "ranks", info.ranks);
+    h5::write_attribute(file_, "sequence_groups", static_cast<long long>(grid.groups()));
+    h5::write_attribute(file_, "head_ranks", static_cast<long long>(grid.head_ranks()));
 
     h5::Handle cfg = h5::create_group(file_, "config");
     write_config(cfg, config);
@@ -167,9 +170,10 @@ RunFile::RunFile(const std::string &path, MPI_Comm comm, const Config &config, c
   }
 }
 
-std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessGrid &grid, const RunPoint &point,
                                          WriterLock lock) {
-  std::unique_ptr<RunFile> f(new RunFile(path, comm));
+  const MPI_Comm comm = grid.world();
+  std::unique_ptr<RunFile> f(new RunFile(path, grid));
   collectively(comm, [&] {
     if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
   });
@@ -261,18 +265,23 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
   const hsize_t row = snapshots_++;
   for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
   const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
+  // This rank's particle block, or none outside sequence group 0 (the other
+  // groups hold the same particles).
+  const auto written_count = [&](long long L, const SpeciesBlock &b) {
+    return grid_.group() == 0 ? block_count(L, b) : std::vector<hsize_t>(5, 0);
+  };
   h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
   h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
   for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
     h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
-                    block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+                    written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
   for (auto &[name, ds] : optimizer_) h5::set_rows(ds, row + 1);
   if (optimizer_state_.counter)
     h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
   for (const auto &[array, flat] : optimizer_state_.arrays)
     for (const SpeciesBlock &b : state_blocks(const_cast<Particles &>(particles), array, *flat))
       h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
-                      block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+                      written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
   write_pending_history();
   h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
   if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
@@ -321,7 +330,12 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
   h5::Handle grp = h5::create_group(file_, "forward");
   const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
              d = static_cast<hsize_t>(data.d);
-  h5::write_dataset(file_, "/forward/tokens_final", {N, n, d}, X1, comm_);
+  // Each group's block of rows, written by its first head rank.
+  const SequenceBlock block = grid_.block(data.N);
+  h5::Handle tokens = h5::create_dataset(file_, "/forward/tokens_final", {N, n, d});
+  const auto rows = static_cast<hsize_t>(grid_.head_rank() == 0 ? block.count() : 0);
+  h5::write_block(tokens, {static_cast<hsize_t>(block.begin), 0, 0}, {rows, rows ? n : 0, rows ? d : 0},
+                  H5T_NATIVE_DOUBLE, X1);
   h5::write_dataset(file_, "/forward/predictions", {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)},
                     yhat.data(), comm_);
   h5::write_attribute(grp, "risk", risk);

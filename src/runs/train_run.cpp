@@ -52,18 +52,18 @@ void check_restart_config(const Config &config, const RunPoint &point, const std
   }
 }
 
-void print_header(std::ostream &out, const Config &c, const Model &model, int ranks,
+void print_header(std::ostream &out, const Config &c, const Model &model,
                   const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
                   const std::string &output, const std::string &method, bool minibatches) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
-                " | depth TS %s %s, k=%lld | train %s, dtau=%g, %lld steps, lambda=%g | %d ranks\n",
+                " | depth TS %s %s, k=%lld | train %s, dtau=%g, %lld steps, lambda=%g | %s\n",
                 model.data.N, model.data.n, model.data.d, c.data.task.c_str(), c.model.heads,
                 c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 (c.train.method == "flow" ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
-                c.train.steps, c.train.lambda, ranks);
+                c.train.steps, c.train.lambda, describe_grid(*model.grid).c_str());
   out << line << "model: " << describe_variant(c, model) << "\n"
       << "training: " << method << "\n"
       << "memory: " << memory.summary() << "\n"
@@ -85,9 +85,8 @@ void print_header(std::ostream &out, const Config &c, const Model &model, int ra
 
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
                       bool write, const std::string &restart, bool output_given) {
-  int rank = 0, size = 1;
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
 
@@ -109,7 +108,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Trainer> trainer;
   collectively(comm, [&] {
-    trainer = std::make_unique<Trainer>(comm, model, config);
+    trainer = std::make_unique<Trainer>(model, config);
     if (!restart.empty()) check_restart_config(config, point, restart, true);
   });
   const bool minibatches = trainer->gradient().minibatches();
@@ -131,7 +130,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
         }
         lock = std::move(copied.lock());
       });
-    file = RunFile::reopen(output, comm, point, std::move(lock));
+    file = RunFile::reopen(output, *model.grid, point, std::move(lock));
     file->keep_optimizer_state(optimizer_state, *model.particles);
     file->read_snapshot(point.row, *model.particles);
   } else if (write) {
@@ -141,7 +140,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     if (model.test_data.N > 0 && model.loss->classifies()) extra.push_back("test_accuracy");
     if (config.ntk.every > 0) extra.insert(extra.end(), {"ntk_lambda_min", "ntk_lambda_max"});
     if (minibatches) extra.push_back("batch_risk");
-    file = std::make_unique<RunFile>(output, comm, config, info, model.data, *model.particles, true, extra,
+    file = std::make_unique<RunFile>(output, *model.grid, config, info, model.data, *model.particles, true, extra,
                                      &model.test_data);
     file->annotate_history("method", trainer->optimizer().describe());
     file->keep_optimizer_state(optimizer_state, *model.particles);
@@ -151,7 +150,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   }
   const long long steps = config.train.steps, first = point.step;
   if (out)
-    print_header(*out, config, model, size, restart, point, memory, output, trainer->optimizer().describe(),
+    print_header(*out, config, model, restart, point, memory, output, trainer->optimizer().describe(),
                  minibatches);
 
   TrainResult result;
@@ -192,7 +191,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     }
     if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
       // The kernel at these particles; the solves leave the particles as they are.
-      const NtkSpectrum K = ntk_spectrum(comm, model, "V");
+      const NtkSpectrum K = ntk_spectrum(model, "V");
       extra["ntk_lambda_min"] = K.lambda_min();
       extra["ntk_lambda_max"] = K.lambda_max();
       if (out) {

@@ -10,20 +10,23 @@
 
 namespace mft {
 
-Objective::Objective(MPI_Comm comm, Model &model)
-    : Objective(comm, model, model.data, *model.field, *model.solver) {}
+Objective::Objective(Model &model) : Objective(model, model.data, *model.field, *model.solver) {}
 
-Objective::Objective(MPI_Comm comm, Model &model, const TokenData &data, DepthField &field,
-                     DepthSolver &solver)
-    : comm_(comm), model_(model), data_(data), field_(field), solver_(solver) {
+Objective::Objective(Model &model, const TokenData &data, DepthField &field, DepthSolver &solver)
+    : model_(model), data_(data), block_(model.block_of(data)), field_(field), solver_(solver) {
   const auto p = static_cast<size_t>(model.particles->local_size());
-  const auto x = data.tokens.size();
+  const auto x = block_.tokens.size();
   theta_.resize(p);
   state_.dR.resize(p);
   state_.dX0.resize(x);
   X1_.resize(x);
   a1_.resize(x);
   G_.resize(data.targets.size());
+}
+
+void Objective::data_changed() {
+  valid_ = false;
+  block_ = model_.block_of(data_);
 }
 
 void Objective::check_finite(const std::vector<double> &values, const char *what) const {
@@ -51,7 +54,7 @@ void Objective::check_finite(const std::vector<double> &values, const char *what
   }
   // The lowest code among the ranks that found one.
   long long key = first < 0 ? std::numeric_limits<long long>::max() : first, worst = 0;
-  MPI_Allreduce(&key, &worst, 1, MPI_LONG_LONG, MPI_MIN, comm_);
+  MPI_Allreduce(&key, &worst, 1, MPI_LONG_LONG, MPI_MIN, comm());
   if (worst == std::numeric_limits<long long>::max()) return;
   const long long m = worst % Mmax, l = (worst / Mmax) % L, b = worst / Mmax / L;
   const std::string &species = owner[static_cast<size_t>(b)]->name(); // "heads": "head 3"
@@ -62,7 +65,7 @@ void Objective::check_finite(const std::vector<double> &values, const char *what
 const Gradient &Objective::at(const double *theta) {
   // Every rank holds other particles: the ranks agree whether theta is new.
   int same = valid_ && std::memcmp(theta, theta_.data(), theta_.size() * sizeof(double)) == 0;
-  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm());
   if (same) return state_;
   valid_ = false;
   std::memcpy(theta_.data(), theta, theta_.size() * sizeof(double));
@@ -72,14 +75,21 @@ const Gradient &Objective::at(const double *theta) {
   p.unpack(theta);
   model_.particles_changed();
   if (&field_ != model_.field.get()) field_.particles_changed();
+  // This group's sequences forward; the predictions of all N (gathered), so
+  // R, its cotangent G and the accuracy are those of one rank's run.
   const TokenData &data = data_;
-  solver_.solve(data.tokens.data(), X1_.data());
-  const std::vector<double> yhat = model_.readout->predict(data, X1_.data());
+  const ProcessGrid &grid = *model_.grid;
+  solver_.solve(block_.tokens.data(), X1_.data());
+  const std::vector<double> yhat =
+      grid.gather_rows(model_.readout->predict(block_, X1_.data()), data.N, data.d_out);
   state_.risk = model_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
   if (!std::isfinite(state_.risk)) throw Error("the risk R is not finite");
   state_.accuracy = model_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
-  model_.readout->pull_back(data, G_.data(), static_cast<double>(data.N), a1_.data());
+  const long long first = grid.block(data.N).begin;
+  model_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());
   solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data());
+  // Each group's sequences' share of dR/dtheta, summed: one all-reduce.
+  grid.sum_across(state_.dR.data(), static_cast<long long>(state_.dR.size()));
   check_finite(state_.dR, "the gradient dR/d");
   ++evaluations_;
   valid_ = true;
@@ -89,9 +99,11 @@ const Gradient &Objective::at(const double *theta) {
 Measure measure(const Model &model, DepthSolver &solver, const TokenData &data) {
   Measure out;
   if (data.N == 0) return out;
-  std::vector<double> X1(data.tokens.size());
-  solver.solve(data.tokens.data(), X1.data());
-  const std::vector<double> yhat = model.readout->predict(data, X1.data());
+  const TokenData block = model.block_of(data);
+  std::vector<double> X1(block.tokens.size());
+  solver.solve(block.tokens.data(), X1.data());
+  const std::vector<double> yhat =
+      model.grid->gather_rows(model.readout->predict(block, X1.data()), data.N, data.d_out);
   out.risk = model.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
   if (model.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
   return out;

@@ -22,9 +22,9 @@ template <class Work> auto at_step(long long step, Work &&work) -> decltype(work
 
 } // namespace
 
-StepGradient::StepGradient(MPI_Comm comm, Model &model, const Config &config)
-    : comm_(comm), model_(model), lambda_(config.train.lambda), seed_(config.init.seed),
-      b_(config.train.batch > 0 ? config.train.batch : model.data.N), full_(comm, model) {
+StepGradient::StepGradient(Model &model, const Config &config)
+    : model_(model), lambda_(config.train.lambda), seed_(config.init.seed),
+      b_(config.train.batch > 0 ? config.train.batch : model.data.N), full_(model) {
   if (!minibatches()) return;
   const TokenData &data = model.data;
   batch_data_.N = b_;
@@ -33,9 +33,11 @@ StepGradient::StepGradient(MPI_Comm comm, Model &model, const Config &config)
   batch_data_.d_out = data.d_out;
   batch_data_.tokens.resize(static_cast<size_t>(b_ * data.n * data.d));
   batch_data_.targets.resize(static_cast<size_t>(b_ * data.d_out));
-  batch_field_ = std::make_unique<DepthField>(comm, b_, data.n, *model.particles, model.field_options);
+  // Every rank draws the whole minibatch (small); its group solves its block.
+  batch_field_ = std::make_unique<DepthField>(model.heads_comm(), model.grid->block(b_).count(), data.n,
+                                              *model.particles, model.field_options);
   batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, model.depth_config, true);
-  batch_ = std::make_unique<Objective>(comm, model, batch_data_, *batch_field_, *batch_solver_);
+  batch_ = std::make_unique<Objective>(model, batch_data_, *batch_field_, *batch_solver_);
 }
 
 Objective &StepGradient::objective_of(long long step) {
@@ -59,7 +61,7 @@ const Velocity &StepGradient::velocity(long long step, const double *theta) {
     Objective &objective = objective_of(step);
     const Gradient &g = objective.at(theta);
     if (velocity_objective_ != &objective || velocity_of_ != objective.evaluations()) {
-      mean_field_velocity(comm_, *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
+      mean_field_velocity(comm(), *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
       velocity_objective_ = &objective;
       velocity_of_ = objective.evaluations();
       velocity_gradient_ = &g;

@@ -2,8 +2,8 @@
 
 namespace mft {
 
-Trainer::Trainer(MPI_Comm comm, Model &model, Config &config)
-    : gradient_(comm, model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau) {}
+Trainer::Trainer(Model &model, Config &config)
+    : gradient_(model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau) {}
 
 long long Trainer::run(double *theta, long long first, long long last) {
   stopped_ = false;

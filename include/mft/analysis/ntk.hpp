@@ -30,7 +30,7 @@ struct NtkSpectrum {
 // `part` (V, QK, mlp, all); InputError naming ntk.part otherwise.
 void check_ntk_part(const std::string &part, const Particles &particles);
 
-// K_part at the model's current particles. Collective.
-NtkSpectrum ntk_spectrum(MPI_Comm comm, Model &model, const std::string &part);
+// K_part at the model's current particles. Collective on the model's grid.
+NtkSpectrum ntk_spectrum(Model &model, const std::string &part);
 
 } // namespace mft

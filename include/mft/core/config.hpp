@@ -101,6 +101,12 @@ struct OutputConfig {
   bool overwrite = false;        // replace an existing file (else refuse it)
 };
 
+struct ParallelConfig {
+  // P_s: ranks = P_h x P_s; each of the P_s groups holds a block of the
+  // sequences and splits the heads over its P_h ranks.
+  long long sequence_groups = 1;
+};
+
 struct RunConfig {
   long long max_memory = 0; // bytes per rank; 0: MemAvailable shared by the node's ranks
 };
@@ -117,6 +123,7 @@ struct Config {
   CgfConfig cgf;
   NtkConfig ntk;
   OutputConfig output;
+  ParallelConfig parallel;
   RunConfig run;
 
   // The first readout coordinate c in [0, d - d_out]; a negative value puts
@@ -144,7 +151,8 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 
 // Keys a restarted run may change (how long and how it reports, not what it
 // computes): train.steps, train.print_every, train.max_walltime,
-// output.snapshot_every, output.file, output.overwrite, run.max_memory.
+// output.snapshot_every, output.file, output.overwrite, run.max_memory,
+// parallel.sequence_groups.
 bool restart_may_change(const std::string &key);
 
 namespace detail {

@@ -100,7 +100,10 @@ void write_attribute(hid_t obj, const std::string &name, double value);
 void write_attribute(hid_t obj, const std::string &name, const std::string &value);
 void write_attribute(hid_t obj, const std::string &name, const std::vector<double> &value);
 
-// A float64 (or int64) dataset with a fixed shape, written whole by rank 0.
+// Creates the float64 dataset `path` of `shape` (contiguous). Collective.
+Handle create_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape);
+
+// A float64 dataset with a fixed shape, written whole by rank 0.
 void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
                    const double *data, MPI_Comm comm);
 

@@ -2,6 +2,7 @@
 // Token measures: N sequences of n tokens in R^d, and their targets in
 // R^{d_out}. Sequence i's token measure is mu_i = (1/n) sum_j delta_{x_ij}
 // (MODEL.md §1).
+#include <algorithm>
 #include <vector>
 
 namespace mft {
@@ -17,6 +18,14 @@ struct TokenData {
   double *sequence(long long i) { return tokens.data() + i * n * d; }
   const double *sequence(long long i) const { return tokens.data() + i * n * d; }
   const double *target(long long i) const { return targets.data() + i * d_out; }
+
+  // Sequences [begin, end), copied.
+  TokenData rows(long long begin, long long end) const {
+    TokenData out{end - begin, n, d, d_out, {}, {}};
+    out.tokens.assign(sequence(begin), sequence(end));
+    out.targets.assign(target(begin), target(end));
+    return out;
+  }
 };
 
 } // namespace mft

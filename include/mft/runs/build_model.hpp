@@ -33,6 +33,9 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
 // readout mean, d_out 10 | loss cross-entropy | 359 held-out sequences".
 std::string describe_variant(const Config &config, const Model &model);
 
+// "4 ranks = 2 head ranks x 2 sequence groups" (or "2 ranks" on one group).
+std::string describe_grid(const ProcessGrid &grid);
+
 // Tests and benchmarks: a training (adjoint) or forward model of data.task.
 inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
   return build_model(comm, config, adjoint ? Job::Train : Job::Forward);

@@ -12,7 +12,7 @@ namespace mft {
 
 struct ForwardResult {
   double risk = 0.0;
-  std::vector<double> tokens_final; // X(1), N x n x d
+  std::vector<double> tokens_final; // X(1) of this group's block of sequences, block x n x d
   std::vector<double> predictions;  // yhat, N
   double seconds = 0.0;             // wall time of the depth solve
 };

@@ -36,13 +36,15 @@ struct MemoryLimit {
 };
 MemoryLimit memory_limit(MPI_Comm comm, const Config &config);
 
-// Bytes per rank of a `job` on N sequences of n tokens under `config`, on
-// `ranks` ranks: token states and integrator stages, the depth trajectory
+// Bytes per rank of a `job` on N sequences of n tokens under `config`, on a
+// grid of `head_ranks` x `groups` ranks: the data, token states and
+// integrator stages of a group's block of sequences, the depth trajectory
 // (training), particles and their copies, kernel workspace, the NTK's
 // Jacobian and Gram matrix. `data_key`/`data_value` name what decides N and
 // n (data.sequences, data.file, --restart, --from).
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &config, long long N, long long n,
-                               int ranks, Job job, const std::string &data_key, const std::string &data_value);
+                               int head_ranks, int groups, Job job, const std::string &data_key,
+                               const std::string &data_value);
 
 // InputError `KEY = VALUE: why` when an index would overflow (a state of
 // more than 2^31 - 1 values, which PETSc's and MPI's counts cannot address)

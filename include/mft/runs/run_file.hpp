@@ -1,8 +1,9 @@
 #pragma once
 // The run's HDF5 file, in the schema of FORMAT.md (format "mft/1").
 // One file per run, opened with the MPI-IO driver; every call is collective
-// on the communicator. Particles are written by the ranks that own them, as
-// hyperslabs: no rank gathers all particles.
+// on the grid's ranks. Particles are written by the ranks of sequence group 0
+// that own them, as hyperslabs: no rank gathers all particles (the other
+// groups hold the same particles and write nothing).
 //
 // Crash safety: history rows are kept in memory and written with the next
 // snapshot; after a snapshot's data the attribute /particles.complete (the
@@ -10,6 +11,7 @@
 // snapshots mft does not touch the file, so a run killed there leaves a file
 // that reads as it was at its last snapshot.
 #include "mft/core/config.hpp"
+#include "mft/core/process_grid.hpp"
 #include "mft/tasks/data.hpp"
 #include "mft/io/h5.hpp"
 #include "mft/io/output_claim.hpp"
@@ -86,8 +88,9 @@ public:
   // The file takes its name with its first snapshot (`history`: a training
   // run, which then is readable and restartable) or at close().
   // `test_data`: held-out sequences, written as /data/test_tokens and
-  // /data/test_targets when there are any.
-  RunFile(const std::string &path, MPI_Comm comm, const Config &config, const RunInfo &info,
+  // /data/test_targets when there are any. `grid` must outlive the file;
+  // its shape goes to the root attributes sequence_groups and head_ranks.
+  RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
           const TokenData &data, const Particles &particles, bool history = false,
           const std::vector<std::string> &extra_history = {}, const TokenData *test_data = nullptr);
 
@@ -95,7 +98,7 @@ public:
   // `point`, to continue it from its last complete snapshot: takes the
   // writer's lock (or `lock`, already held), then drops the snapshots and
   // history rows after `point`.
-  static std::unique_ptr<RunFile> reopen(const std::string &path, MPI_Comm comm, const RunPoint &point,
+  static std::unique_ptr<RunFile> reopen(const std::string &path, const ProcessGrid &grid, const RunPoint &point,
                                          WriterLock lock = {});
 
   ~RunFile();
@@ -126,7 +129,8 @@ public:
   void append_history(long long step, double tau, double risk, double objective, double grad_norm,
                       double wall_time, const std::map<std::string, double> &extra = {});
 
-  // /forward: final tokens X(1), predictions yhat and the risk R.
+  // /forward: final tokens X(1) (X1: this group's block of the N sequences
+  // of `data`), predictions yhat (all N) and the risk R.
   void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
                      double risk);
 
@@ -151,7 +155,7 @@ public:
   const std::string &path() const { return path_; }
 
 private:
-  RunFile(const std::string &path, MPI_Comm comm) : path_(path), comm_(comm) {}
+  RunFile(const std::string &path, const ProcessGrid &grid) : path_(path), grid_(grid), comm_(grid.world()) {}
   void write_pending_history();
 
   struct HistoryRow {
@@ -162,6 +166,7 @@ private:
   void publish();
 
   std::string path_;
+  const ProcessGrid &grid_;
   MPI_Comm comm_;
   bool created_ = false, publish_at_snapshot_ = false;
   long long last_snapshot_step_ = -1;

@@ -1,6 +1,7 @@
 #pragma once
 // A configured model on this rank: its data, particles, depth field, depth
 // solver and readout, as every command builds it (runs/build_model.hpp).
+#include "mft/core/process_grid.hpp"
 #include "mft/depth/depth.hpp"
 #include "mft/model/field.hpp"
 #include "mft/model/loss.hpp"
@@ -13,14 +14,20 @@
 namespace mft {
 
 struct Model {
-  TokenData data; // the training sequences
+  // The ranks' grid (heads x sequence groups). First, so that its
+  // communicators outlive the fields that use them.
+  std::unique_ptr<ProcessGrid> grid;
+  // The training sequences, all N of them on every rank; the field and the
+  // solver hold this group's block of them (grid->block(N)).
+  TokenData data;
   std::unique_ptr<Particles> particles;
   std::unique_ptr<DepthField> field;
   std::unique_ptr<DepthSolver> solver;
   std::unique_ptr<Readout> readout;
   std::unique_ptr<Loss> loss;
-  // Held-out sequences (N = 0: none), with a forward-only field and solver of
-  // their own over the same particles: measured, never trained on.
+  // Held-out sequences (N = 0: none; all on every rank), with a forward-only
+  // field and solver of their own for this group's block, over the same
+  // particles: measured, never trained on.
   TokenData test_data;
   std::unique_ptr<DepthField> test_field;
   std::unique_ptr<DepthSolver> test_solver;
@@ -28,6 +35,14 @@ struct Model {
   // particles (minibatches, one sequence for the NTK) are made alike.
   FieldOptions field_options;
   DepthConfig depth_config;
+
+  // The ranks that share the particles of this group (the fields' communicator).
+  MPI_Comm heads_comm() const { return grid->heads(); }
+  // This group's block of `all` (data or test_data).
+  TokenData block_of(const TokenData &all) const {
+    const SequenceBlock b = grid->block(all.N);
+    return all.rows(b.begin, b.end);
+  }
 
   // The particles changed (training): refresh every field's products.
   void particles_changed() {

@@ -29,8 +29,9 @@ struct ParticleState {
 class StepGradient {
 public:
   // With config.train.batch in (0, N): a field and an adjoint solver for b
-  // sequences beside the model's. Minibatch streams: seed config.init.seed.
-  StepGradient(MPI_Comm comm, Model &model, const Config &config);
+  // sequences beside the model's (this group's block of them). Minibatch
+  // streams: seed config.init.seed.
+  StepGradient(Model &model, const Config &config);
   StepGradient(const StepGradient &) = delete;
   StepGradient &operator=(const StepGradient &) = delete;
 
@@ -46,13 +47,13 @@ public:
   long long batch() const { return b_; }
   bool minibatches() const { return b_ < model_.data.N; }
   long long local_size() const { return full_.local_size(); }
-  MPI_Comm comm() const { return comm_; }
+  // The ranks that share this group's particles (the training TS's communicator).
+  MPI_Comm comm() const { return model_.heads_comm(); }
   Model &model() { return model_; }
 
 private:
   Objective &objective_of(long long step);
 
-  MPI_Comm comm_;
   Model &model_;
   double lambda_;
   std::uint64_t seed_;

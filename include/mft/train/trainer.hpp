@@ -22,7 +22,7 @@ class Trainer {
 public:
   // Builds the step gradient and the optimiser of `config` (updated with
   // the resolved training TS type). Throws InputError as make_optimizer.
-  Trainer(MPI_Comm comm, Model &model, Config &config);
+  Trainer(Model &model, Config &config);
 
   void set_monitor(TrainMonitor monitor) { monitor_ = std::move(monitor); }
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
