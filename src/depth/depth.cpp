@@ -26,7 +26,7 @@ PetscErrorCode DepthPreStep(TS ts) {
   PetscCall(TSGetStepNumber(ts, &step));
   ctx->slice = std::min<PetscInt>(step / ctx->steps_per_slice, ctx->slices - 1);
   if (step % ctx->steps_per_slice == 0) PetscCall(TSRestartStep(ts));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
@@ -40,7 +40,7 @@ PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "field evaluation failed");
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The state is replicated, so every rank finds a non-finite token at once
@@ -67,7 +67,7 @@ PetscErrorCode DepthPostStep(TS ts) {
     ctx->error = std::make_exception_ptr(Error(text));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
   }
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

@@ -40,7 +40,7 @@ PetscErrorCode DepthRHSJacobian(TS ts, PetscReal, Vec U, Mat, Mat, void *ptr) {
   PetscCall(VecGetArrayRead(U, &u));
   std::copy(u, u + ctx->stage.size(), ctx->stage.begin());
   PetscCall(VecRestoreArrayRead(U, &u));
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // J^T lambda to PETSc (all ranks' heads summed); w_i Jp^T lambda into
@@ -59,7 +59,7 @@ PetscErrorCode JacobianMultTranspose(Mat J, Vec lambda, Vec out) {
   PetscCall(VecRestoreArray(out, &o));
   PetscCall(VecRestoreArrayRead(lambda, &l));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "vector-Jacobian product failed");
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
@@ -76,8 +76,7 @@ void DepthSolver::create_adjoint_objects() {
   ctx_.rk_b.assign(b, b + s);
   ctx_.fsal = fsal == PETSC_TRUE;
   MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, n, n, n, &ctx_, J_.out()));
-  MFT_PETSC(MatShellSetOperation(J_, MATOP_MULT_TRANSPOSE,
-                                 reinterpret_cast<void (*)(void)>(JacobianMultTranspose)));
+  MFT_PETSC(MatShellSetOperation(J_, MATOP_MULT_TRANSPOSE, MFT_PETSC_OPERATION(JacobianMultTranspose)));
   MFT_PETSC(TSSetRHSJacobian(ts_, J_, J_, DepthRHSJacobian, &ctx_));
   MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, lambda_.out()));
   MFT_PETSC(TSSetCostGradients(ts_, 1, lambda_.slot(), nullptr));

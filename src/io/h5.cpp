@@ -48,7 +48,12 @@ Handle open_input(const std::string &path, const std::string &key) {
   silence_errors();
   if (access(path.c_str(), R_OK) != 0)
     throw InputError(key_error(key, path, "no such readable file"));
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(key_error(key, path, "not an HDF5 file"));
+#if H5_VERSION_GE(1, 12, 0)
+  const htri_t hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
+#else
+  const htri_t hdf5 = H5Fis_hdf5(path.c_str());
+#endif
+  if (hdf5 <= 0) throw InputError(key_error(key, path, "not an HDF5 file"));
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) throw InputError(key_error(key, path, "HDF5 cannot open the file"));
   return Handle(f);
@@ -81,13 +86,22 @@ std::string DatasetInfo::unreadable(const std::string &name) const {
   return "";
 }
 
+H5O_type_t object_type(hid_t loc, const std::string &path) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  if (H5Oget_info_by_name3(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
+#else
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
+#endif
+  return info.type;
+}
+
 DatasetInfo describe(hid_t file, const std::string &path) {
   DatasetInfo info;
   info.exists = exists(file, path);
   if (!info.exists) return info;
-  H5O_info_t object;
-  if (H5Oget_info_by_name(file, path.c_str(), &object, H5P_DEFAULT) < 0 || object.type != H5O_TYPE_DATASET)
-    return info;
+  if (object_type(file, path) != H5O_TYPE_DATASET) return info;
   Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
   if (!ds.valid()) return info;
   Handle type(H5Dget_type(ds)), space(H5Dget_space(ds)), dcpl(H5Dget_create_plist(ds));
@@ -148,7 +162,11 @@ std::string read_string_attribute(hid_t obj, const std::string &name) {
     check(H5Aread(a, mem, &text), "reading attribute " + name);
     std::string out = text ? text : "";
     Handle space(checked(H5Aget_space(a), "H5Aget_space"));
+#if H5_VERSION_GE(1, 12, 0)
+    H5Treclaim(mem, space, H5P_DEFAULT, &text);
+#else
     H5Dvlen_reclaim(mem, space, H5P_DEFAULT, &text);
+#endif
     return out;
   }
   const size_t size = H5Tget_size(type);
@@ -189,8 +207,15 @@ std::vector<std::string> names_by_index(hsize_t count, NameAt name_at) {
 } // namespace
 
 std::vector<std::string> attribute_names(hid_t obj) {
+  // The object-info calls took a fields argument in 1.10.3 and a new info
+  // struct in 1.12; the unnumbered names map to the newest.
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  check(H5Oget_info3(obj, &info, H5O_INFO_NUM_ATTRS), "H5Oget_info");
+#else
   H5O_info_t info;
-  check(H5Oget_info(obj, &info), "H5Oget_info");
+  check(H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS), "H5Oget_info");
+#endif
   return names_by_index(info.num_attrs, [&](hsize_t i, char *name, size_t size) {
     return H5Aget_name_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, size, H5P_DEFAULT);
   });

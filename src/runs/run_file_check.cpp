@@ -82,9 +82,7 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
                    h5::attribute_class(file, "format") == h5::AttributeClass::String &&
                    h5::read_string_attribute(file, "format") == "mft/1";
   if (!mft) check.refuse("not an mft/1 run file");
-  H5O_info_t object;
-  if (!h5::exists(file, "/config") || H5Oget_info_by_name(file, "/config", &object, H5P_DEFAULT) < 0 ||
-      object.type != H5O_TYPE_GROUP)
+  if (!h5::exists(file, "/config") || h5::object_type(file, "/config") != H5O_TYPE_GROUP)
     check.refuse("has no /config group");
 
   RunPoint point;

@@ -28,7 +28,7 @@ PetscErrorCode FlowRHSFunction(TS, PetscReal, Vec U, Vec F, void *ptr) {
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCheck(!ctx->error, PETSC_COMM_SELF, PETSC_ERR_LIB, "training step failed");
-  PetscFunctionReturn(0);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace

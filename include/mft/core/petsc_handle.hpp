@@ -1,9 +1,23 @@
 #pragma once
 // Ownership of PETSc objects and the error bridge of PETSc callbacks.
 #include <petscts.h>
+#include <petscversion.h>
 
 #include <exception>
 #include <utility>
+
+// Where PETSc releases differ (mft builds with 3.18 and later):
+// PETSC_SUCCESS arrived in 3.19 (with the optional strict PetscErrorCode
+// enum, under which a plain 0 does not convert); MatShellSetOperation takes
+// a PetscErrorCodeFn * from 3.24 on.
+#if !PETSC_VERSION_GE(3, 19, 0)
+#define PETSC_SUCCESS ((PetscErrorCode)0)
+#endif
+#if PETSC_VERSION_GE(3, 24, 0)
+#define MFT_PETSC_OPERATION(f) reinterpret_cast<PetscErrorCodeFn *>(f)
+#else
+#define MFT_PETSC_OPERATION(f) reinterpret_cast<void (*)(void)>(f)
+#endif
 
 namespace mft {
 

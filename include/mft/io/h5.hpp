@@ -61,6 +61,10 @@ struct DatasetInfo {
   std::string unreadable(const std::string &name) const;
 };
 DatasetInfo describe(hid_t file, const std::string &path);
+
+// The kind of the object at `path` (group, dataset, ...), or
+// H5O_TYPE_UNKNOWN when it cannot be read. The same on HDF5 1.10, 1.12, 1.14.
+H5O_type_t object_type(hid_t loc, const std::string &path);
 std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);
 // Reads a whole dataset as float64 (HDF5 converts integer or float32 data).
 std::vector<double> read_doubles(hid_t file, const std::string &path);
