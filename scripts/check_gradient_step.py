@@ -22,8 +22,8 @@ Every gradient g is checked against the forward-mode derivative and central
 finite differences
 (Richardson-extrapolated) of R, both computed by an independent NumPy
 implementation of the model
-(scripts/mft_reference.py, which follows model.attention, model.causal,
-readout.* and loss.kind): the directional derivative <g, u> for random
+(mft.reference in scripts/mft/reference.py, which follows model.attention,
+model.causal, readout.* and loss.kind): the directional derivative <g, u> for random
 directions u (all particles, and each particle dataset alone) and for u = g.
 With a relu score map or relu MLP the finite differences cross kinks in a
 model of any size and are shown only; the forward-mode derivative (1e-10)
@@ -45,8 +45,8 @@ import sys
 
 import numpy as np
 
-import mft_io
-import mft_reference as ref
+from mft import io as mft_io
+from mft import reference as ref
 
 
 def step_kind(cfg, N):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-import mft_io  # noqa: E402
+from mft import io as mft_io  # noqa: E402
 
 DIGITS = 6
 
@@ -187,8 +187,8 @@ def submit_slurm(name, runs, folder):
         w.writerow(keys)
         for r in runs:
             row = [r.args.get(k, "") for k in keys]
-            if any("," in str(v) for v in row):
-                sys.exit(f"error: --slurm: a value with a comma in run {r.name}; the sweep table cannot hold it")
+            if any("\n" in str(v) or "\r" in str(v) for v in row):
+                sys.exit(f"error: --slurm: a value with a line break in run {r.name}; the sweep table cannot hold it")
             w.writerow(row)
     cmd = [str(ROOT / "scripts" / "slurm" / "submit_sweep.sh"), str(table)]
     print("submitting:", " ".join(shlex.quote(c) for c in cmd))

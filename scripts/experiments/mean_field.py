@@ -10,7 +10,8 @@ should fall like M^(-1/2) up to a log. Also: the gap of the loss curves,
 max over tau of |R_M - R_16M|, against M; the same gap against the depth L at
 fixed M (reference 16 L is not a coupling across depth: the loss gap alone,
 [A]: O(1/L)); and the conditional W2 distance between the two particle
-measures (scripts/compare_runs.py's, exact optimal transport per slice).
+measures (mft.compare's, as scripts/compare_runs.py prints it: exact optimal
+transport per slice).
 
   /usr/bin/python3 scripts/experiments/mean_field.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
@@ -74,7 +75,7 @@ def main():
             add(size["fixed_M"], size["depth_factor"] * L, seed)
     paths = common.execute("mean_field", runs, options)
 
-    import compare_runs  # scripts/: the conditional W2 of two particle measures
+    from mft import compare  # the conditional W2 of two particle measures
     rows = []
     for M in size["widths"]:
         D, gap, w2 = [], [], []
@@ -87,7 +88,7 @@ def main():
             assert coupling_distance(start_a, start_b) == 0.0, "the coupled runs must start equal"
             D.append(coupling_distance(pa, pb))
             gap.append(loss_gap(common.history(paths[a])[0], common.history(paths[b])[0]))
-            w2.append(np.sqrt(compare_runs.conditional_w2_squared(pa, pb)))
+            w2.append(np.sqrt(compare.conditional_w2_squared(pa, pb)))
         if not D:
             continue
         d, d_err = common.mean_and_error(D)

@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 table=${1:?usage: $0 TABLE [sbatch options ...]}
 shift
 [ -f "$table" ] || { echo "$0: no table $table" >&2; exit 2; }
-rows=$(($(grep -v '^[[:space:]]*#' "$table" | grep -cv '^[[:space:]]*$') - 1))
+# Rows of the table, parsed as CSV (a malformed table stops here, exit 2).
+rows=$(PYTHONPATH="$here/../../scripts${PYTHONPATH:+:$PYTHONPATH}" /usr/bin/python3 -m mft.sweep count "$table")
 [ "$rows" -ge 1 ] || { echo "$0: $table has a header and no rows" >&2; exit 2; }
 array=$(sbatch --parsable --array=0-$((rows - 1)) "$@" "$here/sweep.sbatch" "$table")
 array=${array%%;*}

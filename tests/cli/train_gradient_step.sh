@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One Euler step of `mft train` is gradient descent with the gradient that an
-# independent NumPy model (scripts/mft_reference.py) finds by finite
+# independent NumPy model (mft.reference, scripts/mft/reference.py) finds by finite
 # differences, from the file alone: both readouts, with and without the MLP.
 source "$(dirname "$0")/common.sh"
 

@@ -1,7 +1,10 @@
 """The one reader of mft's HDF5 run files (schema mft/1, see FORMAT.md).
 
-Every analysis script opens runs through `open_run`, which refuses a file
-that is not an mft/1 run with a one-line error.
+Every analysis tool opens runs through `open_run`, which refuses a file
+that is not an mft/1 run with a one-line error. Besides plain NumPy arrays,
+a `Run` gives its particles as labelled arrays (`particles_xarray`, needs
+xarray) and its history as a table (`history_frame`, needs pandas); those
+two libraries are imported only when these methods are called.
 """
 import os
 import sys
@@ -15,6 +18,8 @@ FORMAT = "mft/1"
 # here follow in alphabetical order.
 SPECIES = ("Q", "K", "V", "W1", "W2")
 SPECIES_KINDS = {"Q": "heads", "K": "heads", "V": "heads", "W1": "neurons", "W2": "neurons"}
+# The first columns of `Run.history_frame`, in this order, when present.
+HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
 
 
 class RunFileError(Exception):
@@ -140,6 +145,52 @@ class Run:
         if "history" not in self.file:
             return None
         return {k: v[...] for k, v in self.file["history"].items()}
+
+    def particles_xarray(self, name):
+        """Particle dataset `name` ('Q', 'K', 'V', 'W1', ...; see `species`)
+        over all snapshots as an xarray.DataArray with dims ("snapshot",
+        "slice", "head", "row", "col") ("neuron" instead of "head" for the
+        MLP's particles): coordinates `step` and `tau` along "snapshot" (the
+        rows of /particles/step and /particles/tau; "snapshot" itself has no
+        index, select rows with `.isel(snapshot=k)` or swap in step with
+        `.swap_dims(snapshot="step")`), and `slice`, `head` (or `neuron`) as
+        0, 1, ...; `row` and `col` index the particle's matrix."""
+        import xarray as xr
+
+        kinds = self.species
+        if name not in kinds:
+            raise RunFileError(f"{self.path}: no particle dataset {name!r} (the file has {', '.join(kinds) or 'none'})")
+        values = self.file["particles"][name][...]
+        if values.ndim != 5:
+            raise RunFileError(f"{self.path}: /particles/{name} has shape {values.shape}, "
+                               "expected (snapshots, L, M, rows, cols)")
+        steps, taus = self.snapshot_steps, self.snapshot_taus
+        if not len(steps) == len(taus) == values.shape[0]:
+            raise RunFileError(f"{self.path}: /particles/{name} has {values.shape[0]} snapshots, "
+                               f"/particles/step {len(steps)} and /particles/tau {len(taus)}")
+        unit = {"heads": "head", "neurons": "neuron"}.get(kinds[name], "particle")
+        return xr.DataArray(
+            values,
+            dims=("snapshot", "slice", unit, "row", "col"),
+            coords={"step": ("snapshot", steps), "tau": ("snapshot", taus),
+                    "slice": np.arange(values.shape[1]), unit: np.arange(values.shape[2])},
+            name=name,
+            attrs={"species": kinds[name], "file": self.path},
+        )
+
+    def history_frame(self):
+        """/history as a pandas.DataFrame, one row per history row and one
+        column per dataset (step, tau, risk, objective, grad_norm, wall_time
+        first, then the others the run wrote, alphabetically), or None when
+        the file has no /history."""
+        hist = self.history
+        if hist is None:
+            return None
+        import pandas as pd
+
+        first = [k for k in HISTORY_COLUMNS if k in hist]
+        columns = first + sorted(k for k in hist if k not in first)
+        return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)
 
     def close(self):
         self.file.close()

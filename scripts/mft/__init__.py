@@ -1,0 +1,24 @@
+"""Analysis of mft's HDF5 run files (schema mft/1, see FORMAT.md).
+
+Modules: `mft.io` reads run files (`open_run`, `Run`, `RunFileError`);
+`mft.history`, `mft.particles_plot`, `mft.compare`, `mft.sweep` and
+`mft.ntk_table` hold the command-line tools (each a `main(argv=None)`);
+`mft.reference` is an independent NumPy model of mft's equations.
+
+The names of `mft.io` are also reachable here (`mft.open_run(path)`); they
+are imported on first use, so `import mft` alone loads neither h5py nor
+numpy.
+"""
+
+__all__ = ["FORMAT", "Run", "RunFileError", "open_run"]
+
+
+def __getattr__(name):
+    if name in __all__:
+        from . import io
+        return getattr(io, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

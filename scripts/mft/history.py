@@ -1,0 +1,194 @@
+"""Plots the risk R and the objective Q of an mft training run against
+training time tau on a log scale, and fits the linear-convergence rate;
+with several runs, overlays their risks to compare training methods.
+
+Linear (exponential in tau) convergence, which [B] predicts when the V-part
+of the NTK is positive definite at initialisation, shows as a straight line:
+the script fits log R = a - r tau by least squares over a window of tau and
+prints r.
+
+With two or more runs the figure shows R against tau (left) and against wall
+time (right), one colour per run: minibatch risk (sgd, adam) thin and faint,
+held-out risk dash-dotted. Each run is labelled by its train.method, batch
+and Langevin temperature unless --labels names them; a table of final tau,
+final R, wall seconds, steps and fitted rate goes to stdout.
+
+  /usr/bin/python3 scripts/plot_history.py RUN.h5 [-o history.png] [--fit-from TAU] [--fit-to TAU]
+  /usr/bin/python3 scripts/plot_history.py A.h5 B.h5 [C.h5 ...] [-o history_compare.png] [--labels a,b,c]
+                                           [--fit-from TAU] [--fit-to TAU]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import io as mft_io
+
+
+def fit_rate(tau, risk, lo, hi):
+    """Least-squares fit of log R = a - r tau over lo <= tau <= hi (R > 0)."""
+    sel = (tau >= lo) & (tau <= hi) & (risk > 0)
+    if sel.sum() < 2:
+        return None
+    slope, intercept = np.polyfit(tau[sel], np.log(risk[sel]), 1)
+    return -slope, intercept, int(sel.sum())
+
+
+def fit_window(tau, args):
+    """The fit window: --fit-from/--fit-to, by default the second half of the run."""
+    lo = args.fit_from if args.fit_from is not None else tau[0] + 0.5 * (tau[-1] - tau[0])
+    hi = args.fit_to if args.fit_to is not None else tau[-1]
+    return lo, hi
+
+
+def load_history(path):
+    """The history and configuration of a run file, or exit with a one-line error."""
+    run = mft_io.open_run(path)
+    hist = run.history
+    if hist is None or len(hist["tau"]) == 0:
+        sys.exit(f"error: {path}: no /history (not a training run)")
+    return hist, run.config
+
+
+def method_label(cfg):
+    """'flow', 'sgd b=4', 'adam + Langevin T=0.01', ... from a run's configuration."""
+    method = str(cfg.get("train.method", "flow"))
+    label = method
+    batch = int(cfg.get("train.batch", 0))
+    if method in ("sgd", "adam") and 0 < batch < int(cfg.get("data.sequences", 0)):
+        label += f" b={batch}"
+    temperature = float(cfg.get("train.temperature", 0.0))
+    if temperature > 0:
+        label += f" + Langevin T={temperature:g}"
+    return label
+
+
+def default_labels(paths, configs):
+    """method_label of each run; labels that collide get the file's basename."""
+    labels = [method_label(cfg) for cfg in configs]
+    return [f"{label} ({os.path.basename(path)})" if labels.count(label) > 1 else label
+            for path, label in zip(paths, labels)]
+
+
+def plot_single(path, hist, cfg, args, plt):
+    tau, R, Q = hist["tau"], hist["risk"], hist["objective"]
+    lo, hi = fit_window(tau, args)
+    fit = fit_rate(tau, R, lo, hi)
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    entropy = str(cfg.get("loss.kind", "squared")) == "cross-entropy"
+    ax.semilogy(tau, R, label="risk R = (1/N) Σ_i [lse(ŷ_i) − ⟨y_i, ŷ_i⟩]" if entropy
+                else "risk R = (1/2N) Σ_i |ŷ_i − y_i|²")
+    if "test_risk" in hist:
+        ax.semilogy(tau, hist["test_risk"], "-.", label="held-out risk (never trained on)")
+    if "accuracy" in hist:
+        acc = ax.twinx()
+        acc.plot(tau, hist["accuracy"], color="tab:green", alpha=0.7, label="training accuracy")
+        if "test_accuracy" in hist:
+            acc.plot(tau, hist["test_accuracy"], "--", color="tab:green", alpha=0.7, label="held-out accuracy")
+        acc.set_ylim(0, 1)
+        acc.set_ylabel("accuracy")
+        acc.legend(fontsize=8, loc="center right")
+    if float(cfg.get("train.lambda", 0.0)) > 0:
+        ax.semilogy(tau, Q, "--", label="objective Q = R + (λ/2)(1/(ML)) Σ|θ|²")
+    if fit is not None:
+        rate, intercept, count = fit
+        window = (tau >= lo) & (tau <= hi)
+        ax.semilogy(tau[window], np.exp(intercept - rate * tau[window]), ":", color="k",
+                    label=f"fit exp(−{rate:.3g} τ), τ ∈ [{lo:.3g}, {hi:.3g}]")
+    ax.set_xlabel("training time τ (gradient-flow time, M·L time scale)")
+    ax.set_ylabel("R, Q (log scale)")
+    ax.set_title(f"{os.path.basename(path)}: M={cfg['model.heads']} heads × L={cfg['model.slices']} slices, "
+                 f"N={cfg['data.sequences']}, task {cfg['data.task']}", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    out = args.output or os.path.splitext(path)[0] + "_history.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+    print(f"run: {path}, {len(tau)} history rows, tau in [{tau[0]:.6g}, {tau[-1]:.6g}]")
+    print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
+    if "test_risk" in hist:
+        print(f"held-out R: {hist['test_risk'][0]:.6e} -> {hist['test_risk'][-1]:.6e}")
+    if "accuracy" in hist:
+        line = f"accuracy: {hist['accuracy'][0]:.4f} -> {hist['accuracy'][-1]:.4f}"
+        if "test_accuracy" in hist:
+            line += f", held-out {hist['test_accuracy'][0]:.4f} -> {hist['test_accuracy'][-1]:.4f}"
+        print(line)
+    if fit is None:
+        print("rate: not enough positive R in the fit window")
+    else:
+        print(f"rate r = {fit[0]:.6e} (R ~ exp(-r tau), fit over tau in [{lo:.6g}, {hi:.6g}], {fit[2]} rows)")
+    print(f"wrote {out}")
+
+
+def plot_compare(paths, histories, labels, args, plt):
+    from matplotlib.lines import Line2D
+
+    fig, (by_tau, by_wall) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    width = max(len(label) for label in labels)
+    print(f"{'run':<{width}}  {'final tau':>10}  {'final R':>12}  {'wall s':>9}  {'steps':>7}  {'rate r':>12}")
+    for i, (hist, label) in enumerate(zip(histories, labels)):
+        colour = f"C{i}"
+        tau, R = hist["tau"], hist["risk"]
+        for ax, x in ((by_tau, tau), (by_wall, hist["wall_time"])):
+            ax.semilogy(x, R, color=colour, label=label)
+            if "batch_risk" in hist:
+                ax.semilogy(x, hist["batch_risk"], color=colour, linewidth=0.6, alpha=0.35)
+            if "test_risk" in hist:
+                ax.semilogy(x, hist["test_risk"], "-.", color=colour)
+        fit = fit_rate(tau, R, *fit_window(tau, args))
+        rate = f"{fit[0]:.6e}" if fit is not None else "n/a"
+        print(f"{label:<{width}}  {tau[-1]:>10.6g}  {R[-1]:>12.6e}  {hist['wall_time'][-1]:>9.4g}  "
+              f"{int(hist['step'][-1]):>7d}  {rate:>12}")
+
+    styles = []
+    if any("batch_risk" in hist for hist in histories):
+        styles.append(Line2D([], [], color="gray", linewidth=0.6, alpha=0.5, label="minibatch risk"))
+    if any("test_risk" in hist for hist in histories):
+        styles.append(Line2D([], [], color="gray", linestyle="-.", label="held-out risk"))
+    by_tau.set_xlabel("training time τ (gradient-flow time, M·L time scale)")
+    by_wall.set_xlabel("wall time (s)")
+    by_tau.set_ylabel("risk R (log scale)")
+    for ax in (by_tau, by_wall):
+        ax.grid(True, which="both", alpha=0.3)
+    by_tau.legend(handles=by_tau.get_legend_handles_labels()[0] + styles, fontsize=8)
+    out = args.output or os.path.join(os.path.dirname(paths[0]), "history_compare.png")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="mft train run files (two or more: compare them)")
+    parser.add_argument("-o", "--output",
+                        help="PNG to write (default: RUN_history.png; for several runs history_compare.png "
+                             "in the directory of the first)")
+    parser.add_argument("--labels", help="comma-separated legend labels, one per run (several runs only)")
+    parser.add_argument("--fit-from", type=float, default=None,
+                        help="start of the fit window in tau (default: the second half of each run)")
+    parser.add_argument("--fit-to", type=float, default=None, help="end of the fit window (default: last tau)")
+    args = parser.parse_args(argv)
+    labels = args.labels.split(",") if args.labels is not None else None
+    if labels is not None and (len(args.runs) < 2 or len(labels) != len(args.runs)):
+        parser.error(f"--labels: {len(labels)} labels for {len(args.runs)} runs "
+                     "(needs two or more runs, one label each)")
+
+    loaded = [load_history(path) for path in args.runs]
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if len(args.runs) == 1:
+        plot_single(args.runs[0], *loaded[0], args, plt)
+    else:
+        histories = [hist for hist, _ in loaded]
+        labels = labels or default_labels(args.runs, [cfg for _, cfg in loaded])
+        plot_compare(args.runs, histories, labels, args, plt)
+
+
+if __name__ == "__main__":
+    main()

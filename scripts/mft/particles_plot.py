@@ -1,0 +1,92 @@
+"""Plots the head particles of an mft run per depth slice at chosen
+snapshots: a 2-D projection of V and of K^T Q (the bilinear form of the
+scores, <Q x, K x'> = x^T Q^T K x'), showing how the particle measure moves
+in training.
+
+For each slice the projection is the first two principal axes of the
+particles of all plotted snapshots together (a fixed basis per slice, so the
+motion between snapshots is what changes).
+
+  /usr/bin/python3 scripts/plot_particles.py RUN.h5 [-o particles.png] [--snapshots 0,-1] [--slices 0,3,7]
+"""
+import argparse
+import os
+
+import numpy as np
+
+from . import io as mft_io
+
+
+def int_list(text):
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def pca_2d(points):
+    """Projection of the rows of `points` on their first two principal axes."""
+    centred = points - points.mean(axis=0)
+    if centred.shape[1] == 1:
+        return np.hstack([centred, np.zeros_like(centred)])
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    basis = vt[:2].T
+    if basis.shape[1] < 2:
+        basis = np.hstack([basis, np.zeros((basis.shape[0], 1))])
+    return centred @ basis
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="an mft run file")
+    parser.add_argument("-o", "--output", help="PNG to write (default: RUN_particles.png)")
+    parser.add_argument("--snapshots", type=int_list, default=None,
+                        help="snapshot rows, comma-separated, negative from the end (default: first and last)")
+    parser.add_argument("--slices", type=int_list, default=None,
+                        help="depth slices to show (default: up to 4, evenly spaced)")
+    args = parser.parse_args(argv)
+
+    run = mft_io.open_run(args.run)
+    steps = run.snapshot_steps
+    rows = args.snapshots if args.snapshots is not None else sorted({0, len(steps) - 1})
+    rows = [r % len(steps) for r in rows]
+    snaps = [run.particles(r) for r in rows]
+    L = snaps[0]["Q"].shape[0]
+    slices = args.slices if args.slices is not None else sorted(set(np.linspace(0, L - 1, min(L, 4)).round().astype(int)))
+    for l in slices:
+        if not 0 <= l < L:
+            raise SystemExit(f"error: --slices: slice {l} is not in [0, {L})")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(slices), 2, figsize=(8, 3.2 * len(slices)), squeeze=False)
+    colours = plt.cm.viridis(np.linspace(0, 1, len(rows)))
+    for i, l in enumerate(slices):
+        for j, (name, feature) in enumerate((
+                ("V", lambda s: s["V"][l].reshape(s["V"].shape[1], -1)),
+                ("KᵀQ", lambda s: np.einsum("mhi,mhj->mij", s["K"][l], s["Q"][l]).reshape(s["Q"].shape[1], -1)))):
+            feats = [feature(s) for s in snaps]
+            proj = pca_2d(np.vstack(feats))
+            start = 0
+            ax = axes[i, j]
+            for k, f in enumerate(feats):
+                p = proj[start:start + len(f)]
+                start += len(f)
+                ax.scatter(p[:, 0], p[:, 1], s=10, color=colours[k],
+                           label=f"step {steps[rows[k]]} (τ = {run.snapshot_taus[rows[k]]:.3g})")
+            ax.set_title(f"slice l = {l} (s ∈ [{l}/{L}, {l + 1}/{L})): {name} of each head", fontsize=9)
+            ax.set_xlabel("principal axis 1")
+            ax.set_ylabel("principal axis 2")
+            ax.grid(alpha=0.3)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=7)
+    fig.suptitle(f"{os.path.basename(args.run)}: head particles θ_lm, M = {snaps[0]['Q'].shape[1]} per slice, "
+                 "PCA projection per slice", fontsize=10)
+    out = args.output or os.path.splitext(args.run)[0] + "_particles.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"run: {args.run}, snapshots {[int(steps[r]) for r in rows]}, slices {list(slices)}")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
