@@ -4,7 +4,8 @@
 // benchmark, not a test: it prints seconds, GFLOP/s (flops of the forward
 // counted as MODEL.md §3 counts them, Q x and K x apart), the fraction of the
 // DGEMM rate, the step and NTK in units of forward solves and steps, and the
-// peak RSS; --json prints the same as one JSON object.
+// peak RSS; --json prints the same as one JSON object. --sequence-groups
+// runs on the 2-D grid; --comm times the all-reduce alone (comm_bench.hpp).
 #include "mft/runs/command_line.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
@@ -15,6 +16,7 @@
 #include "mft/core/blas.hpp"
 #include "mft/core/blas_info.hpp"
 #include "mft/analysis/ntk.hpp"
+#include "comm_bench.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -125,7 +127,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  long long N, n, d, dh, M, L, k, repeat, train_steps;
+  long long N, n, d, dh, M, L, k, repeat, train_steps, groups;
   std::string rk, attention, causal;
   po::options_description desc("mft-bench options (defaults: the reference size)");
   desc.add_options()("help", "this help")                                      //
@@ -141,7 +143,9 @@ int main(int argc, char **argv) {
       ("causal", po::value(&causal)->default_value("false"), "causal mask: true, false")         //
       ("repeat", po::value(&repeat)->default_value(5), "timed forward solves") //
       ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)") //
+      ("sequence-groups", po::value(&groups)->default_value(1), "parallel.sequence_groups P_s") //
       ("no-ntk", "skip the NTK phase")                                         //
+      ("comm", "time MPI_Allreduce from 8 B to 32 MiB and fit alpha + beta m, nothing else") //
       ("json", "print one JSON object instead of the table");
   po::variables_map vm;
   try {
@@ -156,6 +160,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   const bool json = vm.count("json") > 0, ntk = vm.count("no-ntk") == 0;
+  if (vm.count("comm")) return mft::bench::run_comm_bench(MPI_COMM_WORLD, json);
 
   try {
     mft::Config config = mft::parse_config(
@@ -164,10 +169,12 @@ int main(int argc, char **argv) {
          "--depth.steps_per_slice", std::to_string(k), "--data.task", "gaussian",
          "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n),
          "--model.attention", attention, "--model.causal", causal,
+         "--parallel.sequence_groups", std::to_string(groups),
          // relu attention grows like |x|^3 in depth: scores small enough to stay finite
          "--init.sigma_qk", attention == "relu" ? "0.2" : "0.5"});
     mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-    const mft::TokenData &data = model.data;
+    // This sequence group's block of the data (all of it on one group).
+    const mft::TokenData data = model.block_of(model.data);
     std::vector<double> F(data.tokens.size()), X1(data.tokens.size());
     const double dgemm = dgemm_rate(MPI_COMM_WORLD);
 
@@ -201,19 +208,23 @@ int main(int argc, char **argv) {
 
     // The NTK of every parameter (one forward and one adjoint solve per sequence).
     const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(model, "all"); }) : 0.0;
+    // Every group's flops: each field counts its group's block of sequences.
+    double f_eval = model.field->model_flops();
+    model.grid->sum_across(&f_eval, 1);
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
     if (rank == 0) {
-      const double f_eval = model.field->model_flops(), f_solve = f_eval * evals_per_solve;
+      const double f_solve = f_eval * evals_per_solve;
       const std::vector<Phase> phases = {
           {"velocity_evaluation", "velocity evaluation", t_eval, f_eval},
           {"forward_solve", "forward solve", t_solve, f_solve},
           {"training_step", "training step", t_step, 0.0},
           {"ntk", "NTK (all parameters)", t_ntk, 0.0}};
       char title[256];
-      std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %d ranks",
-                    N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "", size);
+      std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %s",
+                    N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
+                    mft::describe_grid(*model.grid).c_str());
       const Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
                             model.solver->trajectory_bytes() / 1048576.0};
       if (json)

@@ -34,7 +34,7 @@ install(FILES "${PROJECT_BINARY_DIR}/mftConfig.cmake" "${PROJECT_BINARY_DIR}/mft
 install(DIRECTORY scripts/mft DESTINATION ${MFT_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 foreach(tool IN ITEMS plot-history:mft.history plot-particles:mft.particles_plot compare-runs:mft.compare
-                      collect-sweep:mft.sweep ntk-table:mft.ntk_table)
+                      collect-sweep:mft.sweep ntk-table:mft.ntk_table scaling:mft.scaling)
   string(REPLACE ":" ";" pair "${tool}")
   list(GET pair 0 name)
   list(GET pair 1 module)

@@ -2,7 +2,8 @@
 # mft's batch scripts on a real (one-node) Slurm: a training job signalled
 # before its time limit snapshots, is requeued, continues with --restart and
 # ends with the particles of the same run done straight; a 4-task sweep and
-# its collect job; a job with invalid input fails once and is not requeued.
+# its collect job; a job with invalid input fails once and is not requeued;
+# the scaling series on 1, 2 and 4 ranks (2 x 2 grid) with its table and plot.
 #
 # Every wait is for a job state; the deadlines leave room for a machine four
 # times slower than an idle 2-core one, and busy. A failed check prints the
@@ -183,4 +184,26 @@ grep -q "mft: error: model.heads = 0" "$log" || { fail "no one-line error in the
 [ "${restarts:-}" = 0 ] || { fail "the invalid job was requeued"; ok=0; }
 [ ! -e runs/bad.h5 ] || { fail "the invalid job left a file"; ok=0; }
 [ "$ok" -eq 1 ] || explain "$job" "$log"
+
+# 4. The scaling series: 1, 2 and 4 ranks (the last oversubscribed, on a
+# 2 x 2 grid) of a tiny model, strong and weak; the table and the plot.
+job=$(sbatch --parsable -n 2 --time=00:10:00 \
+  --export=ALL,MFT_SCALING_RANKS="1 2 4",MFT_SCALING_HEAD_RANKS=2,MFT_SCALING_ARGS="--N 8 --n 4 --d 4 --dh 4 --M 4 --L 2 --repeat 1 --train-steps 1" \
+  "$ROOT/scripts/slurm/scaling.sbatch")
+log=mft-scaling-$job.log
+if ! wait_for "$job" 600 "$ended" || [ "$state" != COMPLETED ]; then
+  fail "the scaling job did not complete: ${state:-unknown} (${reason:-})"
+  explain "$job" "$log"
+else
+  cat "$log"
+  [ -s runs/scaling-"$job".png ] || fail "no scaling plot"
+  "$PYTHON" - "$job" <<'PY' || fail "the scaling table is not the series"
+import csv, sys
+rows = list(csv.DictReader(open(f"runs/scaling-{sys.argv[1]}.csv")))
+got = sorted((r["series"], int(r["ranks"]), int(r["groups"]), int(r["N"])) for r in rows)
+assert got == [("strong", 1, 1, 8), ("strong", 2, 1, 8), ("strong", 4, 2, 8),
+               ("weak", 1, 1, 8), ("weak", 2, 1, 16), ("weak", 4, 2, 32)], got
+assert all(float(r["step_s"]) > 0 and 0 < float(r["efficiency"]) for r in rows), rows
+PY
+fi
 finish
