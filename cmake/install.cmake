@@ -7,7 +7,7 @@
 include(CMakePackageConfigHelpers)
 
 set(MFT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mft")
-set(MFT_PYTHON_DIR "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages")
+set(MFT_PYTHON_DIR "lib/python3/dist-packages")
 
 install(TARGETS mft mft-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 set(layer_targets)
@@ -22,6 +22,7 @@ install(FILES "${PROJECT_BINARY_DIR}/generated/mft/core/version.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mft/core)
 
 install(EXPORT mftTargets NAMESPACE mft:: DESTINATION ${MFT_CMAKE_DIR})
+pkg_get_variable(MFT_PETSC_PCFILEDIR PETSc pcfiledir)
 configure_package_config_file(cmake/mftConfig.cmake.in "${PROJECT_BINARY_DIR}/mftConfig.cmake"
                               INSTALL_DESTINATION ${MFT_CMAKE_DIR})
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/mftConfigVersion.cmake"
@@ -30,14 +31,18 @@ install(FILES "${PROJECT_BINARY_DIR}/mftConfig.cmake" "${PROJECT_BINARY_DIR}/mft
         DESTINATION ${MFT_CMAKE_DIR})
 
 # The Python package, and one command per analysis tool: a shell wrapper that
-# runs the tool's module with the installed package on PYTHONPATH.
+# runs the tool's module with the installed package on PYTHONPATH. The
+# package goes to lib/python3/dist-packages under the prefix (not
+# CMAKE_INSTALL_LIBDIR, which is lib64 on some distributions).
 install(DIRECTORY scripts/mft DESTINATION ${MFT_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 foreach(tool IN ITEMS plot-history:mft.history plot-particles:mft.particles_plot compare-runs:mft.compare
-                      collect-sweep:mft.sweep ntk-table:mft.ntk_table scaling:mft.scaling)
+                      collect-sweep:mft.sweep+collect ntk-table:mft.ntk_table scaling:mft.scaling)
+  # name:module[+subcommand]
   string(REPLACE ":" ";" pair "${tool}")
   list(GET pair 0 name)
   list(GET pair 1 module)
+  string(REPLACE "+" " " module "${module}")
   set(wrapper "${PROJECT_BINARY_DIR}/python-commands/mft-${name}")
   file(WRITE "${wrapper}"
        "#!/bin/sh\n"

@@ -64,11 +64,17 @@ TEST(Ranks, ARankWithoutHeads) {
 TEST(Ranks, NtkGramAgreesOnOneTwoThreeRanks) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<std::vector<double>> grams;
+  std::vector<std::pair<int, int>> ran;
   // 1, 2, 3 ranks on one sequence group, then 3 groups of one rank and a
-  // 1 x 2 grid: the Jacobian's rows are gathered across the groups.
+  // 1 x 2 grid (those that fit in the world): the Jacobian's rows are
+  // gathered across the groups.
   const std::pair<int, int> grids[] = {{1, 1}, {2, 1}, {3, 1}, {3, 3}, {2, 2}};
   for (const auto &[ranks, groups] : grids) {
+    if (ranks > size) continue;
+    ran.push_back({ranks, groups});
     MPI_Comm comm;
     MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &comm);
     std::vector<double> gram;
@@ -86,8 +92,8 @@ TEST(Ranks, NtkGramAgreesOnOneTwoThreeRanks) {
   }
   if (rank != 0) return;
   for (size_t k = 1; k < grams.size(); ++k)
-    EXPECT_LT(mft::test::relative_error(grams[k], grams[0]), 1e-12) << grids[k].first << " ranks, "
-                                                                    << grids[k].second << " groups";
+    EXPECT_LT(mft::test::relative_error(grams[k], grams[0]), 1e-12) << ran[k].first << " ranks, "
+                                                                    << ran[k].second << " groups";
 }
 
 } // namespace

@@ -20,6 +20,7 @@ A training step on a grid of P_h head ranks x P_s sequence groups (MODEL.md
 All-reduce of m bytes on p ranks (alpha-beta, the better of recursive
 doubling and reduce-scatter + all-gather):
   T(p, m) = min(ceil(log2 p)(alpha + m beta), 2 ceil(log2 p) alpha + 2 (p - 1)/p m beta)
+and an all-gather of m bytes in all: ceil(log2 p) alpha + (p - 1)/p m beta.
 """
 import argparse
 import json
@@ -46,6 +47,13 @@ def allreduce_seconds(p, m, alpha, beta):
     doubling = rounds * (alpha + m * beta)
     rabenseifner = 2 * rounds * alpha + 2 * (p - 1) / p * m * beta
     return min(doubling, rabenseifner)
+
+
+def allgather_seconds(p, m, alpha, beta):
+    """One all-gather of m bytes in total on p ranks (recursive doubling)."""
+    if p <= 1:
+        return 0.0
+    return math.ceil(math.log2(p)) * alpha + (p - 1) / p * m * beta
 
 
 def evaluation_flops(N, n, d, dh, M):
@@ -78,7 +86,8 @@ def step_cost(size, P_h, P_s, machine):
     stage = 2 * evals * allreduce_seconds(P_h, state, alpha, beta)
     alpha, beta = link(P_s, P > cores, machine)
     particles = 8 * L * math.ceil(M / P_h) * (2 * dh * d + d * d)
-    gradient = allreduce_seconds(P_s, particles, alpha, beta) + allreduce_seconds(P_s, 8 * N, alpha, beta)
+    predictions = 8 * N * size.get("d_out", 1)
+    gradient = allreduce_seconds(P_s, particles, alpha, beta) + allgather_seconds(P_s, predictions, alpha, beta)
     return {"compute": compute, "stage comm": stage, "gradient comm": gradient,
             "total": compute + stage + gradient}
 

@@ -65,19 +65,22 @@ NtkSpectrum ntk_spectrum(Model &model, const std::string &part) {
                 std::vector<double>(static_cast<size_t>(d_out))};
   std::vector<double> J(static_cast<size_t>(block.count() * d_out * width)), X1(one.tokens.size()),
       a1(one.tokens.size()), dtheta(static_cast<size_t>(p.local_size()));
-  for (long long i = block.begin; i < block.end; ++i) {
-    std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
-    for (long long k = 0; k < d_out; ++k) {
-      solver.solve(one.tokens.data(), X1.data());
-      model.readout->unit_cotangent(one, 0, k, a1.data());
-      solver.adjoint(a1.data(), nullptr, dtheta.data());
-      double *row = J.data() + ((i - block.begin) * d_out + k) * width;
-      for (const Range &r : group) {
-        const double w = std::sqrt(r.scale);
-        for (long long q = r.begin; q < r.end; ++q) *row++ = w * dtheta[q];
+  // A group whose solve fails alone stops every group before the gather.
+  collectively(grid.world(), [&] {
+    for (long long i = block.begin; i < block.end; ++i) {
+      std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
+      for (long long k = 0; k < d_out; ++k) {
+        solver.solve(one.tokens.data(), X1.data());
+        model.readout->unit_cotangent(one, 0, k, a1.data());
+        solver.adjoint(a1.data(), nullptr, dtheta.data());
+        double *row = J.data() + ((i - block.begin) * d_out + k) * width;
+        for (const Range &r : group) {
+          const double w = std::sqrt(r.scale);
+          for (long long q = r.begin; q < r.end; ++q) *row++ = w * dtheta[q];
+        }
       }
     }
-  }
+  });
   J = grid.gather_rows(J, data.N, d_out * width);
   NtkSpectrum out;
   out.N = N;

@@ -43,8 +43,9 @@ PetscErrorCode DepthRHSFunction(TS, PetscReal, Vec X, Vec F, void *ptr) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The state is replicated, so every rank finds a non-finite token at once
-// and all stop together.
+// The state is replicated over the field's ranks (a sequence group), so
+// every one of them finds a non-finite token at once and all stop together;
+// the callers make the other groups stop with them (collectively).
 PetscErrorCode DepthPostStep(TS ts) {
   DepthContext *ctx = nullptr;
   Vec X;

@@ -40,10 +40,13 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   result.tokens_final.resize(block.tokens.size());
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
-  model.solver->solve(block.tokens.data(), result.tokens_final.data());
+  std::vector<double> mine;
+  collectively(comm, [&] { // a group that diverges alone stops every group
+    model.solver->solve(block.tokens.data(), result.tokens_final.data());
+    mine = model.readout->predict(block, result.tokens_final.data());
+  });
   result.seconds = MPI_Wtime() - t0;
-  result.predictions = model.grid->gather_rows(model.readout->predict(block, result.tokens_final.data()),
-                                               data.N, data.d_out);
+  result.predictions = model.grid->gather_rows(mine, data.N, data.d_out);
   result.risk = model.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
   const bool classifies = model.loss->classifies();
   const double train_accuracy =

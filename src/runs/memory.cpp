@@ -98,9 +98,10 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const std::string heads_value = std::to_string(c.model.heads);
 
   MemoryEstimate e;
-  // The data; X(1), the solver's state and its 2s + 2 work vectors;
-  // training adds the adjoint's s + 8 vectors of the same size.
-  e.parts.push_back({"token states", data + state * ((2 * s + 4) + (trains ? s + 8 : 0)), data_key, data_value});
+  // The data; the group's block of it, X(1), the solver's state and its
+  // 2s + 2 work vectors; training adds the adjoint's s + 8 vectors of the
+  // same size.
+  e.parts.push_back({"token states", data + state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
   // The memory trajectory: every step's state and stages.
   if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
   // Minibatches: their own states and trajectory for b sequences.
@@ -128,6 +129,9 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     const long double teacher = (T + head_ranks * groups - 1) / (head_ranks * groups);
     e.parts.push_back({"teacher particles", L * teacher * 4 * (2 * d_h * d + d * d) * sizeof(double),
                        c.data.teacher_heads > 0 ? "data.teacher_heads" : "model.heads", std::to_string(T)});
+    // The teacher labels all N sequences on all ranks at once (before training).
+    if (groups > 1)
+      e.parts.push_back({"teacher's forward solve", data * (2 * s + 4), data_key, data_value});
   }
   e.parts.push_back({"libraries (MPI, PETSc, HDF5)", 64.0L * (1 << 20), "", ""});
   for (const MemoryPart &p : e.parts) e.total += p.bytes;

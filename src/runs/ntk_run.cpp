@@ -47,6 +47,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
       file_config.cgf = config.cgf;
       file_config.output = config.output;
       file_config.run = config.run;
+      file_config.parallel = config.parallel; // this run's grid, not the file's
       config = file_config;
       row = options.snapshot < 0 ? point.snapshots + options.snapshot : options.snapshot;
       if (row < 0 || row >= point.snapshots)

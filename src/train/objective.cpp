@@ -79,15 +79,20 @@ const Gradient &Objective::at(const double *theta) {
   // R, its cotangent G and the accuracy are those of one rank's run.
   const TokenData &data = data_;
   const ProcessGrid &grid = *model_.grid;
-  solver_.solve(block_.tokens.data(), X1_.data());
-  const std::vector<double> yhat =
-      grid.gather_rows(model_.readout->predict(block_, X1_.data()), data.N, data.d_out);
+  // A group whose block diverges throws alone: the groups agree on that
+  // before they meet in the gather (a group's ranks agree already).
+  std::vector<double> mine;
+  collectively(grid.world(), [&] {
+    solver_.solve(block_.tokens.data(), X1_.data());
+    mine = model_.readout->predict(block_, X1_.data());
+  });
+  const std::vector<double> yhat = grid.gather_rows(mine, data.N, data.d_out);
   state_.risk = model_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
   if (!std::isfinite(state_.risk)) throw Error("the risk R is not finite");
   state_.accuracy = model_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
   const long long first = grid.block(data.N).begin;
   model_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());
-  solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data());
+  collectively(grid.world(), [&] { solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data()); });
   // Each group's sequences' share of dR/dtheta, summed: one all-reduce.
   grid.sum_across(state_.dR.data(), static_cast<long long>(state_.dR.size()));
   check_finite(state_.dR, "the gradient dR/d");
@@ -100,10 +105,12 @@ Measure measure(const Model &model, DepthSolver &solver, const TokenData &data) 
   Measure out;
   if (data.N == 0) return out;
   const TokenData block = model.block_of(data);
-  std::vector<double> X1(block.tokens.size());
-  solver.solve(block.tokens.data(), X1.data());
-  const std::vector<double> yhat =
-      model.grid->gather_rows(model.readout->predict(block, X1.data()), data.N, data.d_out);
+  std::vector<double> X1(block.tokens.size()), mine;
+  collectively(model.grid->world(), [&] {
+    solver.solve(block.tokens.data(), X1.data());
+    mine = model.readout->predict(block, X1.data());
+  });
+  const std::vector<double> yhat = model.grid->gather_rows(mine, data.N, data.d_out);
   out.risk = model.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
   if (model.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
   return out;

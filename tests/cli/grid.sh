@@ -3,8 +3,9 @@
 # sequence groups (2 x 2, 1 x 3, 3 x 1) agree to 1e-12 relative: training
 # (history with held-out risk, every snapshot), Adam on minibatches with the
 # NTK in the history, a forward solve's final tokens and an NTK Gram matrix.
-# A restart may change the grid. A grid that does not divide the ranks is
-# refused in one line with no file.
+# A restart and mft ntk --from may change the grid. Tokens that overflow in
+# one group's block alone stop every group in one line (no hang). A grid
+# that does not divide the ranks is refused in one line with no file.
 source "$(dirname "$0")/common.sh"
 
 base=(--model.heads 7 --model.slices 3 --model.head_dim 3 --data.tokens 5
@@ -33,6 +34,14 @@ mft_run 4 train "${base[@]}" --data.sequences 11 --data.test_sequences 4 --train
 [ "$status" -eq 0 ] || { fail "first half: exit $status"; cat err.txt; }
 mft_run 3 train "${train[@]}" --parallel.sequence_groups 3 --restart restarted.h5
 [ "$status" -eq 0 ] || { fail "restart on another grid: exit $status"; cat err.txt; }
+
+# The NTK of a run's last snapshot on other grids than the run's (2 x 2).
+for grid in "1 1" "3 3"; do
+  read -r ranks groups <<<"$grid"
+  mft_run "$ranks" ntk --from t4-2.h5 --ntk.part all --parallel.sequence_groups "$groups" \
+    --output.file "from$ranks-$groups.h5"
+  [ "$status" -eq 0 ] || { fail "ntk --from on $ranks ranks, $groups groups: exit $status"; cat err.txt; }
+done
 
 "$PYTHON" - "${grids[@]}" <<'PY' || fail "the grids disagree with one rank"
 import sys
@@ -67,10 +76,30 @@ for g in grids[1:]:
     compare(f"forward {g} risk", f0["forward"].attrs["risk"], f["forward"].attrs["risk"])
     n0, n = h5py.File(f"n{one}.h5", "r"), h5py.File(f"n{g}.h5", "r")
     compare(f"ntk {g} gram", n0["ntk/gram"][...], n["ntk/gram"][...])
+f0, f = h5py.File("from1-1.h5", "r"), h5py.File("from3-3.h5", "r")
+compare("ntk --from on 3 x 1 gram", f0["ntk/gram"][...], f["ntk/gram"][...])
 r, t0 = h5py.File("restarted.h5", "r"), h5py.File(f"t{one}.h5", "r")
 for k in ("particles/Q", "particles/V", "history/risk", "history/test_risk"):
     compare(f"restarted on 3 x 1 {k}", t0[k][...], r[k][...])
 PY
+
+# The last of 4 sequences overflows (relu attention grows like |x|^3), so
+# group 1 of 2 x 2 fails alone in the first forward solve: exit 1, one line.
+"$PYTHON" -c "
+import h5py, numpy as np
+x = np.random.default_rng(1).normal(size=(4, 5, 4))
+x[3] *= 1e100
+with h5py.File('one-huge.h5', 'w') as f:
+    f['data/tokens'] = x
+    f['data/targets'] = np.zeros((4, 1))
+"
+for command in train forward ntk; do
+  mft_run 4 "$command" --data.task file --data.file one-huge.h5 --model.attention relu --model.heads 4 \
+    --model.slices 2 --parallel.sequence_groups 2 --output.file "huge-$command.h5"
+  [ "$status" -eq 1 ] || { fail "$command, one group's tokens overflow: exit $status, expected 1"; cat err.txt; }
+  [ "$(wc -l <err.txt)" -eq 1 ] || { fail "$command: stderr is not one line"; cat err.txt; }
+  echo "$command, one group overflows: $(cat err.txt)"
+done
 
 # 3 ranks cannot form 2 sequence groups: one line, exit 2, no file.
 mft_run 3 train "${train[@]}" --parallel.sequence_groups 2 --output.file bad.h5

@@ -12,8 +12,11 @@ prefix=$work/prefix
 fail() { echo "FAIL: $*"; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
-for f in bin/mft bin/mft-bench bin/mft-plot-history include/mft/mft.hpp include/mft/core/version.hpp \
-         lib/cmake/mft/mftConfig.cmake lib/libmft_core.a lib/python3/dist-packages/mft/io.py; do
+libdir=lib
+[ -d "$prefix/lib64/cmake/mft" ] && libdir=lib64 # GNUInstallDirs on RHEL and SUSE
+for f in bin/mft bin/mft-bench bin/mft-plot-history bin/mft-collect-sweep include/mft/mft.hpp \
+         include/mft/core/version.hpp $libdir/cmake/mft/mftConfig.cmake $libdir/libmft_core.a \
+         lib/python3/dist-packages/mft/io.py; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 echo "installed under $prefix: $(cd "$prefix" && find . -type f | wc -l) files"
@@ -38,4 +41,6 @@ assert run.config['model.heads'] == 2, run.config
 print('python package from the prefix:', mft.io.__file__)
 " || fail "import mft.io from the prefix"
 "$prefix/bin/mft-compare-runs" --help >/dev/null 2>&1 || fail "PREFIX/bin/mft-compare-runs --help"
+"$prefix/bin/mft-collect-sweep" "$work/run.h5" >"$work/collect.txt" 2>&1 && fail "mft-collect-sweep took a forward run"
+grep -q "no /history" "$work/collect.txt" || { cat "$work/collect.txt"; fail "mft-collect-sweep: not its one-line refusal"; }
 echo "all checks passed"
