@@ -62,6 +62,25 @@ void Objective::check_finite(const std::vector<double> &values, const char *what
               ", " + species.substr(0, species.size() - 1) + " " + std::to_string(m) + " is not finite");
 }
 
+void Objective::check_groups_agree() const {
+  // The groups stay equal only if every all-reduce across them returns the
+  // same bits on every rank (Open MPI's and MPICH's do; MPI does not
+  // promise it): a hash of this rank's particles, compared across groups.
+  const ProcessGrid &grid = *model_.grid;
+  if (grid.groups() == 1) return;
+  unsigned long long hash = 1469598103934665603ULL; // FNV-1a over the bytes
+  const auto *bytes = reinterpret_cast<const unsigned char *>(theta_.data());
+  for (size_t i = 0; i < theta_.size() * sizeof(double); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  unsigned long long low = hash, high = hash;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, grid.across());
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, grid.across());
+  int differ = low != high, any = 0;
+  MPI_Allreduce(&differ, &any, 1, MPI_INT, MPI_MAX, grid.world());
+  if (any)
+    throw Error("the sequence groups hold different particles: this MPI's all-reduce does not return the same "
+                "bits on every rank; run with parallel.sequence_groups = 1");
+}
+
 const Gradient &Objective::at(const double *theta) {
   // Every rank holds other particles: the ranks agree whether theta is new.
   int same = valid_ && std::memcmp(theta, theta_.data(), theta_.size() * sizeof(double)) == 0;
@@ -70,6 +89,7 @@ const Gradient &Objective::at(const double *theta) {
   valid_ = false;
   std::memcpy(theta_.data(), theta, theta_.size() * sizeof(double));
   check_finite(theta_, "particle ");
+  check_groups_agree();
 
   Particles &p = *model_.particles;
   p.unpack(theta);

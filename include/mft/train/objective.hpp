@@ -49,6 +49,8 @@ public:
 
 private:
   void check_finite(const std::vector<double> &values, const char *what) const;
+  // Every group holds the same particles (Error otherwise). Collective.
+  void check_groups_agree() const;
 
   Model &model_;
   const TokenData &data_;
