@@ -164,7 +164,11 @@ void AttentionKernel::add_vjp(long long l, const double *X, const double *C, dou
 double AttentionKernel::model_flops() const {
   const double n = static_cast<double>(n_), d = static_cast<double>(d_),
                dh = static_cast<double>(d_h_);
-  const double per_head_sequence = 4 * n * dh * d + 2 * n * n * dh + 2 * n * n * d + 2 * n * d * d;
+  // The scores and the mix over the visible pairs (n^2, or n (n + 1) / 2
+  // under the causal mask).
+  double pairs = 0;
+  for (long long a = 0; a < n_; ++a) pairs += static_cast<double>(score_map_->visible(a, n_));
+  const double per_head_sequence = 4 * n * dh * d + 2 * pairs * dh + 2 * pairs * d + 2 * n * d * d;
   return per_head_sequence * static_cast<double>(N_) * static_cast<double>(Ml_);
 }
 

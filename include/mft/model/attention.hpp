@@ -53,7 +53,7 @@ public:
                double *dV, double weight = 1.0);
 
   // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
-  // scores, P x, V y), for this rank's heads.
+  // scores, P x, V y; the scores of visible pairs only), for this rank's heads.
   double model_flops() const;
 
   const ScoreMap &score_map() const { return *score_map_; }
