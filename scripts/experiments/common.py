@@ -254,6 +254,13 @@ def history(path):
     return h, cfg
 
 
+def seed_histories(paths, names):
+    """The histories of the runs `names` (a model's seeds, in order) that did
+    not diverge, and how many did: ([history, ...], diverged)."""
+    found = [history(paths[name])[0] for name in names if name in paths]
+    return found, len(names) - len(found)
+
+
 def mean_and_error(values):
     """Mean and standard error of the mean (0 for one value)."""
     import numpy as np

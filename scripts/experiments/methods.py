@@ -66,19 +66,16 @@ def main():
     rows, curves = [], {}
     for task, listed in tasks.items():
         for label, _ in listed:
-            final, ratio, test, acc, per_step = [], [], [], [], []
-            for seed in size["seeds"]:
-                name = f"{task}-{slug(label)}-s{seed}"
-                if name not in paths:
-                    continue
-                h, _ = common.history(paths[name])
-                final.append(h["risk"][-1])
-                ratio.append(h["risk"][-1] / h["risk"][0])
-                test.append(h["test_risk"][-1] if "test_risk" in h else np.nan)
-                acc.append(h["test_accuracy"][-1] if "test_accuracy" in h else np.nan)
-                per_step.append((h["wall_time"][-1] - h["wall_time"][0]) / max(1, h["step"][-1] - h["step"][0]))
-                if seed == size["seeds"][0]:
-                    curves[(task, label)] = h
+            names = [f"{task}-{slug(label)}-s{seed}" for seed in size["seeds"]]
+            found, _ = common.seed_histories(paths, names)
+            final = [h["risk"][-1] for h in found]
+            ratio = [h["risk"][-1] / h["risk"][0] for h in found]
+            test = [h["test_risk"][-1] if "test_risk" in h else np.nan for h in found]
+            acc = [h["test_accuracy"][-1] if "test_accuracy" in h else np.nan for h in found]
+            per_step = [(h["wall_time"][-1] - h["wall_time"][0]) / max(1, h["step"][-1] - h["step"][0])
+                        for h in found]
+            if names[0] in paths:  # the first seed's curve, when it did not diverge
+                curves[(task, label)] = found[0]
             r, r_err = common.mean_and_error(final) if final else (np.nan, np.nan)
             rows.append({"task": task, "method": label, "seeds": len(final),
                          "diverged": len(size["seeds"]) - len(final), "risk": r, "risk_err": r_err,

@@ -33,12 +33,9 @@ def main():
     rows = []
     for M in size["widths"]:
         for N in size["sizes"]:
-            train, test = [], []
-            for seed in size["seeds"]:
-                if f"M{M}-N{N}-s{seed}" in paths:
-                    h, _ = common.history(paths[f"M{M}-N{N}-s{seed}"])
-                    train.append(h["risk"][-1])
-                    test.append(h["test_risk"][-1])
+            found, _ = common.seed_histories(paths, [f"M{M}-N{N}-s{seed}" for seed in size["seeds"]])
+            train = [h["risk"][-1] for h in found]
+            test = [h["test_risk"][-1] for h in found]
             t, t_err = common.mean_and_error(test) if test else (np.nan, np.nan)
             rows.append({"M": M, "N": N, "seeds": len(test), "diverged": len(size["seeds"]) - len(test),
                          "risk": float(np.mean(train)) if train else np.nan, "test_risk": t, "test_risk_err": t_err})

@@ -37,15 +37,9 @@ def main():
 
     rows = []
     for lam in size["lambdas"]:
-        R, Q, diverged = [], [], 0
-        for seed in size["seeds"]:
-            name = f"lambda{lam:g}-s{seed}"
-            if name not in paths:
-                diverged += 1
-                continue
-            h, _ = common.history(paths[name])
-            R.append(h["risk"][-1])
-            Q.append(h["objective"][-1])
+        found, diverged = common.seed_histories(paths, [f"lambda{lam:g}-s{seed}" for seed in size["seeds"]])
+        R = [h["risk"][-1] for h in found]
+        Q = [h["objective"][-1] for h in found]
         r, r_err = common.mean_and_error(R) if R else (np.nan, np.nan)
         q, q_err = common.mean_and_error(Q) if Q else (np.nan, np.nan)
         rows.append({"lambda": lam, "seeds": len(size["seeds"]), "diverged": diverged, "risk": r, "risk_err": r_err,

@@ -70,17 +70,8 @@ def main():
     rows = []
     for task in ("icl", "digits"):
         for sweep, M, L in grid(size):
-            final = {"risk": [], "test_risk": [], "test_accuracy": []}
-            diverged = 0
-            for seed in size["seeds"]:
-                name = f"{task}-M{M}-L{L}-s{seed}"
-                if name not in paths:
-                    diverged += 1
-                    continue
-                h, _ = common.history(paths[name])
-                for k in final:
-                    if k in h:
-                        final[k].append(h[k][-1])
+            found, diverged = common.seed_histories(paths, [f"{task}-M{M}-L{L}-s{seed}" for seed in size["seeds"]])
+            final = {k: [h[k][-1] for h in found if k in h] for k in ("risk", "test_risk", "test_accuracy")}
             row = {"task": task, "sweep": sweep, "M": M, "L": L, "seeds": len(size["seeds"]), "diverged": diverged}
             for k, values in final.items():
                 mean, err = common.mean_and_error(values) if values else (float("nan"), float("nan"))
