@@ -5,6 +5,8 @@
 #include "mft/runs/forward_run.hpp"
 #include "mft/runs/build_model.hpp"
 #include "mft/analysis/ntk.hpp"
+#include "mft/core/error.hpp"
+#include "mft/train/objective.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -94,6 +96,29 @@ TEST(Ranks, NtkGramAgreesOnOneTwoThreeRanks) {
   for (size_t k = 1; k < grams.size(); ++k)
     EXPECT_LT(mft::test::relative_error(grams[k], grams[0]), 1e-12) << ran[k].first << " ranks, "
                                                                     << ran[k].second << " groups";
+}
+
+TEST(Ranks, GroupsWithDifferentParticlesAreRefused) {
+  // Two groups of one rank; the second one's particles drift by 1e-3: every
+  // rank stops with an Error (none waits for the others).
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &comm);
+  if (comm == MPI_COMM_NULL) return;
+  mft::Config c = mft::parse_config({"--model.heads", "3", "--model.slices", "2", "--model.d", "3",
+                                     "--data.sequences", "4", "--data.tokens", "3",
+                                     "--parallel.sequence_groups", "2"});
+  {
+    mft::Model model = mft::build_model(comm, c, true);
+    mft::Objective objective(model);
+    std::vector<double> theta(static_cast<size_t>(objective.local_size()));
+    model.particles->pack(theta.data());
+    EXPECT_NO_THROW(objective.at(theta.data()));
+    if (rank == 1) theta[0] += 1e-3;
+    EXPECT_THROW(objective.at(theta.data()), mft::Error);
+  }
+  MPI_Comm_free(&comm);
 }
 
 } // namespace

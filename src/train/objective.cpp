@@ -68,9 +68,12 @@ void Objective::check_groups_agree() const {
   // promise it): a hash of this rank's particles, compared across groups.
   const ProcessGrid &grid = *model_.grid;
   if (grid.groups() == 1) return;
-  unsigned long long hash = 1469598103934665603ULL; // FNV-1a over the bytes
-  const auto *bytes = reinterpret_cast<const unsigned char *>(theta_.data());
-  for (size_t i = 0; i < theta_.size() * sizeof(double); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  unsigned long long hash = 1469598103934665603ULL; // FNV-1a over 64-bit words
+  for (const double v : theta_) {
+    unsigned long long word = 0;
+    std::memcpy(&word, &v, sizeof word);
+    hash = (hash ^ word) * 1099511628211ULL;
+  }
   unsigned long long low = hash, high = hash;
   MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, grid.across());
   MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, grid.across());
@@ -84,7 +87,7 @@ void Objective::check_groups_agree() const {
 const Gradient &Objective::at(const double *theta) {
   // Every rank holds other particles: the ranks agree whether theta is new.
   int same = valid_ && std::memcmp(theta, theta_.data(), theta_.size() * sizeof(double)) == 0;
-  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm());
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, model_.grid->world());
   if (same) return state_;
   valid_ = false;
   std::memcpy(theta_.data(), theta, theta_.size() * sizeof(double));
