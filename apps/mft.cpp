@@ -32,15 +32,23 @@ const char *kUsage =
     "Exit codes: 0 done, 1 run failure, 2 bad input, 75 stopped early by SIGTERM,\n"
     "SIGINT, SIGUSR1 or train.max_walltime (the file is complete; --restart it).\n"
     "Single-dash options go to PETSc (e.g. -depth_ts_type rk -depth_ts_rk_type 4,\n"
-    "-depth_ts_monitor, -log_view). `mft COMMAND --help` lists every key.\n";
+    "-depth_ts_monitor, -log_view). `mft COMMAND --help` lists every key,\n"
+    "`mft --keys` their names alone.\n";
 
 int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+  if (args.empty())
+    throw mft::InputError(mft::key_error("command", "", "missing: mft train, forward or ntk (mft --help)"));
+  if (args[0] == "--help" || args[0] == "-h") {
     if (rank == 0) std::cout << kUsage << "\n" << mft::config_help();
-    return args.empty() ? 2 : 0;
+    return 0;
   }
   if (args[0] == "--version") {
     if (rank == 0) std::cout << "mft " << mft::kVersion << "\n";
+    return 0;
+  }
+  if (args[0] == "--keys") { // for tools that check keys (sweep tables)
+    if (rank == 0)
+      for (const mft::ConfigEntry &e : mft::config_entries(mft::Config{})) std::cout << e.key << "\n";
     return 0;
   }
   const std::string command = args[0];
@@ -84,6 +92,7 @@ int main(int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
+    session.check();
     return run(argc, argv, split.mft, rank);
   } catch (const mft::Error &e) {
     // mft's errors are raised on every rank alike: report once, exit cleanly.

@@ -3,12 +3,14 @@
 #include "mft/runs/command_line.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
+#include "mft/core/ini.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -115,7 +117,26 @@ TEST(Config, IniFileIsCheckedWholeWithFileAndLine) {
   EXPECT_EQ(c.model.heads, 4);
   EXPECT_EQ(c.data.sequences, 9);
   for (const std::string &f : {bad, dup, syntax, top, qualified}) std::remove(f.c_str());
-  EXPECT_EQ(error_of({"--config", "/tmp"}), "--config = /tmp: is a folder, not an INI file");
+  EXPECT_EQ(error_of({"--config", "/tmp"}), "--config = /tmp: is a folder, not a regular file");
+}
+
+// What a C string parser would cut short, a reader that would block or
+// never end, and list entries that are not there are all refused.
+TEST(Config, IniFileAndValuesCannotHideOrBlock) {
+  const std::string nul = temp_ini(std::string("[model]\nheads = 4\0junk\n", 23));
+  EXPECT_EQ(error_of({"--config", nul}), "--config = " + nul + ": line 2: a NUL byte: heads = 4\\x00junk");
+  EXPECT_EQ(error_of({"--config", "/dev/zero"}), "--config = /dev/zero: is a character device, not a regular file");
+  const std::string fifo = ::testing::TempDir() + "mft-config-fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of({"--config", fifo}), "--config = " + fifo + ": is a FIFO, not a regular file");
+  const std::string big = temp_ini("# " + std::string(mft::kIniMaxBytes, 'x') + "\n");
+  EXPECT_NE(error_of({"--config", big}).find("is larger than 1024 KiB"), std::string::npos);
+  EXPECT_NE(error_of({"--readout.weights", "1,0,0,0,0,0,0,0,"}).find("empty list entry"), std::string::npos);
+  EXPECT_NE(error_of({"--readout.weights", ",1,0,0,0,0,0,0,0"}).find("empty list entry"), std::string::npos);
+  EXPECT_EQ(error_of({"--output.file", "--train.steps", "2"}),
+            "output.file = '': needs a value (--train.steps follows it, an option)");
+  for (const std::string &f : {nul, fifo, big}) std::remove(f.c_str());
 }
 
 TEST(Config, OneErrorFormEverywhere) {

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <sstream>
 
 namespace mft::detail {
 
@@ -18,7 +17,8 @@ long long parse_integer(const std::string &key, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE)
+  // The whole text, a NUL inside it included, must be the number.
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
     throw InputError(key_error(key, text, "not an integer"));
   return v;
 }
@@ -47,7 +47,7 @@ double parse_real(const std::string &key, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
     throw InputError(key_error(key, text, "not a finite number"));
   return v;
 }
@@ -60,15 +60,18 @@ double non_negative_real(const std::string &key, const std::string &text) {
 
 std::vector<double> parse_reals(const std::string &key, const std::string &text) {
   std::vector<double> out;
-  std::string item;
-  std::stringstream ss(text);
-  while (std::getline(ss, item, ',')) {
+  if (text.empty()) return out;
+  // Every comma separates two entries: "1,,0", ",1" and "1,0," are refused alike.
+  for (size_t begin = 0;;) {
+    const size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
     const auto b = item.find_first_not_of(" \t");
     const auto e = item.find_last_not_of(" \t");
     if (b == std::string::npos) throw InputError(key_error(key, text, "empty list entry"));
     out.push_back(parse_real(key, item.substr(b, e - b + 1)));
+    if (comma == std::string::npos) return out;
+    begin = comma + 1;
   }
-  return out;
 }
 
 // A parser that accepts one of `choices`.
@@ -105,7 +108,7 @@ long long parse_bytes(const std::string &key, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   const long long v = std::strtoll(digits.c_str(), &end, 10);
-  if (digits.empty() || *end != '\0' || errno == ERANGE || v < 0)
+  if (digits.empty() || end != digits.c_str() + digits.size() || errno == ERANGE || v < 0)
     throw InputError(key_error(key, text, "must be a number of bytes, optionally with K, M, G or T"));
   if (v > std::numeric_limits<long long>::max() / unit)
     throw InputError(key_error(key, text, "too large"));

@@ -1,6 +1,7 @@
 #include "mft/core/error.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace mft {
@@ -35,6 +36,13 @@ void collectively(MPI_Comm comm, const std::function<void()> &f) {
   std::string shared(text.begin(), text.end());
   if (header[0] == 2) throw InputError(shared);
   throw Error(shared);
+}
+
+void abort_job(const std::string &message) {
+  std::fprintf(stderr, "mft: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1); // MPI_Abort does not return; should it, this rank ends all the same
 }
 
 std::string key_error(const std::string &key, const std::string &value, const std::string &why) {

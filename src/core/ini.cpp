@@ -1,12 +1,11 @@
 #include "mft/core/ini.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/input_file.hpp"
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
-#include <sys/stat.h>
+#include <sstream>
 
 namespace mft {
 namespace {
@@ -29,12 +28,21 @@ bool valid_name(const std::string &s) {
 
 std::vector<IniEntry> read_ini(const std::string &path) {
   const std::string key = "--config";
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0)
-    throw InputError(key_error(key, path, std::string("cannot open the file: ") + std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder, not an INI file"));
-  std::ifstream in(path);
-  if (!in) throw InputError(key_error(key, path, "cannot open the file"));
+  const auto too_large = [&] {
+    return InputError(key_error(key, path, "is larger than " + std::to_string(kIniMaxBytes >> 10) +
+                                               " KiB; an INI file of mft keys is a few KiB"));
+  };
+  if (require_regular_input(key, path) > kIniMaxBytes) throw too_large();
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(key_error(key, path, "cannot open the file"));
+  // At most one byte past the cap: a file that grows after its stat is
+  // refused all the same.
+  std::string bytes(static_cast<size_t>(kIniMaxBytes) + 1, '\0');
+  file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (file.bad()) throw InputError(key_error(key, path, "reading the file failed"));
+  bytes.resize(static_cast<size_t>(file.gcount()));
+  if (static_cast<long long>(bytes.size()) > kIniMaxBytes) throw too_large();
+  std::istringstream in(bytes);
 
   std::vector<IniEntry> entries;
   std::string section, text;
@@ -45,6 +53,8 @@ std::vector<IniEntry> read_ini(const std::string &path) {
   };
   while (std::getline(in, text)) {
     ++line;
+    // A NUL would end the value for every C string parser after it.
+    if (text.find('\0') != std::string::npos) bad("a NUL byte");
     std::string s = trim(text);
     if (s.empty() || s[0] == '#' || s[0] == ';') continue;
     if (s[0] == '[') {
@@ -65,7 +75,6 @@ std::vector<IniEntry> read_ini(const std::string &path) {
       bad("a key above every [section] must be written section.key");
     entries.push_back({section.empty() ? name : section + "." + name, value, line});
   }
-  if (in.bad()) throw InputError(key_error(key, path, "reading the file failed"));
   return entries;
 }
 

@@ -1,6 +1,7 @@
 #include "mft/core/petsc_session.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/input_file.hpp"
 
 #include <cstdlib>
 #include <mpi.h>
@@ -27,6 +28,51 @@ bool takes_value(const std::string &next) {
   return next.empty() || next[0] != '-' || is_number(next);
 }
 
+// The options of the database whose names start with `prefix`, in order.
+std::vector<std::pair<std::string, std::string>> options_starting(const std::string &prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  char *all = nullptr;
+  if (PetscOptionsGetAll(nullptr, &all) || !all) return out;
+  const std::vector<std::string> words = [&] {
+    std::vector<std::string> w;
+    std::string word;
+    for (const char *c = all; *c; ++c)
+      if (*c == ' ') {
+        if (!word.empty()) w.push_back(word);
+        word.clear();
+      } else {
+        word += *c;
+      }
+    if (!word.empty()) w.push_back(word);
+    return w;
+  }();
+  PetscFree(all);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].rfind(prefix, 0) != 0) continue;
+    const bool valued = i + 1 < words.size() && (words[i + 1][0] != '-' || is_number(words[i + 1]));
+    out.emplace_back(words[i], valued ? words[i + 1] : "");
+  }
+  return out;
+}
+
+// PETSc's refusal of an option of `prefix` as `-OPTION = VALUE: why`: the
+// option its message names, or else the one whose value it quotes.
+std::string option_error(const std::string &prefix, std::string why) {
+  for (const std::string noise : {"PETSc: ", " (in TSSetFromOptions(ts))"})
+    if (const auto at = why.find(noise); at != std::string::npos) why.erase(at, noise.size());
+  while (!why.empty() && why.back() == ' ') why.pop_back();
+  const auto options = options_starting(prefix);
+  for (const auto &[name, value] : options)
+    if (why.find(name + " ") != std::string::npos || why.find(name + ".") != std::string::npos ||
+        (why.size() >= name.size() && why.compare(why.size() - name.size(), name.size(), name) == 0))
+      return key_error(name, value, why);
+  for (const auto &[name, value] : options)
+    if (!value.empty() && (why.find(" " + value + " ") != std::string::npos ||
+                           why.find("\"" + value + "\"") != std::string::npos))
+      return key_error(name, value, why);
+  return key_error(prefix + "*", "", why);
+}
+
 } // namespace
 
 SplitArguments split_arguments(int argc, const char *const *argv) {
@@ -38,7 +84,7 @@ SplitArguments split_arguments(int argc, const char *const *argv) {
     auto &dest = petsc_opt ? out.petsc : out.mft;
     dest.push_back(arg);
     const bool has_inline_value = long_opt && arg.find('=') != std::string::npos;
-    const bool is_flag = arg == "--help" || arg == "--version";
+    const bool is_flag = arg == "--help" || arg == "--version" || arg == "--keys";
     if ((long_opt || petsc_opt) && !has_inline_value && !is_flag && i + 1 < argc &&
         takes_value(argv[i + 1]))
       dest.push_back(argv[++i]);
@@ -51,6 +97,14 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) MPI_Init(argc, argv);
+  // The files PETSc would read: refused here in mft's words, before PETSc.
+  for (size_t i = 0; i < petsc_args.size() && refused_.empty(); ++i)
+    if (petsc_args[i] == "-options_file") try {
+        require_regular_input("-options_file", i + 1 < petsc_args.size() ? petsc_args[i + 1] : "");
+      } catch (const InputError &e) {
+        refused_ = e.what();
+      }
+  if (!refused_.empty()) return;
   storage_.push_back(*argc > 0 ? (*argv)[0] : "mft");
   storage_.insert(storage_.end(), petsc_args.begin(), petsc_args.end());
   // mft handles SIGTERM, SIGINT and SIGUSR1 itself (a clean stop); PETSc's
@@ -64,13 +118,20 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   if (ierr) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  petsc_ = true;
   PetscPushErrorHandler(keep_message, nullptr);
 }
 
 PetscSession::~PetscSession() {
-  PetscPopErrorHandler();
-  PetscFinalize();
+  if (petsc_) {
+    PetscPopErrorHandler();
+    PetscFinalize();
+  }
   MPI_Finalize();
+}
+
+void PetscSession::check() const {
+  if (!refused_.empty()) throw InputError(refused_);
 }
 
 void petsc_forget_message() { g_petsc_message.clear(); }
@@ -87,7 +148,7 @@ std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::st
   try {
     MFT_PETSC(TSSetFromOptions(ts));
   } catch (const Error &e) {
-    throw InputError("-" + prefix + "ts options: " + e.what());
+    throw InputError(option_error("-" + prefix + "ts_", e.what()));
   }
   TSType chosen;
   MFT_PETSC(TSGetType(ts, &chosen));

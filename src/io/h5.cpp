@@ -1,20 +1,57 @@
 #include "mft/io/h5.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/input_file.hpp"
+#include "mft/io/mpi_io_watch.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mft::h5 {
 namespace {
 
+// The innermost entry of HDF5's error stack: where the failure was first
+// seen (for a failed write, the driver's message with the system's error).
+herr_t keep_innermost(unsigned n, const H5E_error2_t *entry, void *out) {
+  if (n == 0 && entry->desc) *static_cast<std::string *>(out) = entry->desc;
+  return 0;
+}
+
+// "HDF5: WHAT failed (why)", why from the error stack and errno.
+std::string failure(const std::string &what) {
+  const int saved = errno;
+  std::string why;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &why);
+  H5Eclear2(H5E_DEFAULT);
+  for (char &c : why)
+    if (c == '\n') c = ' ';
+  // The system's text of a file-system error, when the stack does not say it.
+  if (saved != 0 && (saved == ENOSPC || saved == EDQUOT || saved == EIO || saved == EROFS || saved == EFBIG ||
+                     saved == EACCES || saved == ESTALE)) {
+    const std::string text = std::strerror(saved);
+    if (why.find(text) == std::string::npos) why += (why.empty() ? "" : "; ") + text;
+  }
+  return "HDF5: " + what + " failed" + (why.empty() ? "" : " (" + printable(why) + ")");
+}
+
 void check(herr_t status, const std::string &what) {
-  if (status < 0) throw Error("HDF5: " + what + " failed");
+  if (status < 0) throw Error(failure(what));
 }
 
 hid_t checked(hid_t id, const std::string &what) {
-  if (id < 0) throw Error("HDF5: " + what + " failed");
+  if (id < 0) throw Error(failure(what));
   return id;
+}
+
+// The path of an open object ("/particles/Q"), for messages.
+std::string object_name(hid_t object) {
+  char name[256] = "";
+  const ssize_t length = H5Iget_name(object, name, sizeof name);
+  return length > 0 ? std::string(name) : std::string("a dataset");
 }
 
 Handle scalar_space() { return Handle(checked(H5Screate(H5S_SCALAR), "H5Screate")); }
@@ -44,10 +81,94 @@ void Handle::reset() {
 
 void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
+namespace {
+
+std::string folder_of(const std::string &path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string &path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The files HDF5 tries, in its order, for the external link target `target`
+// of a link in the file `parent`: for a relative name, under each folder of
+// HDF5_EXT_PREFIX, beside the parent file, then as given (from the working
+// folder); for an absolute name, as given, then its base name in those places.
+std::vector<std::string> link_target_candidates(const std::string &parent, const std::string &target) {
+  const bool absolute = !target.empty() && target[0] == '/';
+  const std::string name = absolute ? base_name(target) : target;
+  std::vector<std::string> out;
+  if (absolute) out.push_back(target);
+  if (const char *prefixes = std::getenv("HDF5_EXT_PREFIX")) {
+    std::string list = prefixes;
+    for (size_t begin = 0; begin <= list.size();) {
+      const size_t colon = std::min(list.find(':', begin), list.size());
+      if (colon > begin) out.push_back(list.substr(begin, colon - begin) + "/" + name);
+      begin = colon + 1;
+    }
+  }
+  out.push_back(folder_of(parent) + "/" + name);
+  out.push_back(name);
+  return out;
+}
+
+// The link info type and visit call of this HDF5 (1.12 renamed both).
+#if H5_VERSION_GE(1, 12, 0)
+using LinkInfo = H5L_info2_t;
+constexpr auto visit_links = &H5Lvisit2;
+#else
+using LinkInfo = H5L_info_t;
+constexpr auto visit_links = &H5Lvisit;
+#endif
+
+// (link path, target file) of every external link of an open file.
+std::vector<std::pair<std::string, std::string>> external_links(hid_t file) {
+  std::vector<std::pair<std::string, std::string>> out;
+  // No exception may cross HDF5's C frames: the callback only collects.
+  const auto collect = [](hid_t group, const char *name, const LinkInfo *info, void *data) -> herr_t {
+    if (info->type != H5L_TYPE_EXTERNAL) return 0;
+    std::vector<char> value(info->u.val_size + 1, '\0');
+    if (H5Lget_val(group, name, value.data(), info->u.val_size, H5P_DEFAULT) < 0) return 0;
+    const char *target = nullptr, *object = nullptr;
+    if (H5Lunpack_elink_val(value.data(), info->u.val_size, nullptr, &target, &object) < 0 || !target) return 0;
+    static_cast<std::vector<std::pair<std::string, std::string>> *>(data)->emplace_back(
+        std::string(name[0] == '/' ? "" : "/") + name, target);
+    return 0;
+  };
+  visit_links(file, H5_INDEX_NAME, H5_ITER_INC, collect, &out);
+  H5Eclear2(H5E_DEFAULT);
+  return out;
+}
+
+// Every external link of `file` (reached from the input `top` through
+// `depth` links) must lead to a regular file: HDF5 opens its target when a
+// path through it is read, and a FIFO there would block that open.
+void check_external_links(hid_t file, const std::string &name, const std::string &key, const std::string &top,
+                          int depth) {
+  if (depth > 8) throw InputError(key_error(key, top, "external links nest deeper than 8 files"));
+  for (const auto &[link, target] : external_links(file))
+    for (const std::string &candidate : link_target_candidates(name, target)) {
+      struct stat st {};
+      if (stat(candidate.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue; // HDF5 tries the next one
+      if (!S_ISREG(st.st_mode))
+        throw InputError(key_error(key, top,
+                                   "the external link " + link + " leads to " + candidate + ", which is " +
+                                       file_kind(st.st_mode) + ", not a regular file"));
+      Handle next(H5Fopen(candidate.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+      if (next.valid()) check_external_links(next, candidate, key, top, depth + 1);
+      break;
+    }
+}
+
+} // namespace
+
 Handle open_input(const std::string &path, const std::string &key) {
   silence_errors();
-  if (access(path.c_str(), R_OK) != 0)
-    throw InputError(key_error(key, path, "no such readable file"));
+  require_regular_input(key, path);
 #if H5_VERSION_GE(1, 12, 0)
   const htri_t hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
 #else
@@ -56,7 +177,9 @@ Handle open_input(const std::string &path, const std::string &key) {
   if (hdf5 <= 0) throw InputError(key_error(key, path, "not an HDF5 file"));
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) throw InputError(key_error(key, path, "HDF5 cannot open the file"));
-  return Handle(f);
+  Handle file(f);
+  check_external_links(file, path, key, path, 0);
+  return file;
 }
 
 bool exists(hid_t file, const std::string &path) {
@@ -113,6 +236,14 @@ DatasetInfo describe(hid_t file, const std::string &path) {
   H5Sget_simple_extent_dims(space, info.dims.data(), info.maxdims.data());
   info.type_class = H5Tget_class(type);
   info.chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+  const int filters = H5Pget_nfilters(dcpl);
+  for (int i = 0; i < filters; ++i) {
+    char name[64] = "";
+    unsigned flags = 0, config = 0;
+    size_t values = 0;
+    H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &values, nullptr, sizeof name, name, &config);
+    info.filters += (info.filters.empty() ? "" : ", ") + std::string(name[0] ? name : "unnamed");
+  }
   info.is_dataset = true;
   return info;
 }
@@ -193,13 +324,16 @@ std::vector<double> read_float_attribute(hid_t obj, const std::string &name) {
 
 namespace {
 
-// The `count` names that name_at(i, buffer, size) gives, in name order.
+// The `count` names that name_at(i, buffer, size) gives, in name order
+// (asked for their length first: names have no length limit).
 template <class NameAt>
 std::vector<std::string> names_by_index(hsize_t count, NameAt name_at) {
   std::vector<std::string> names;
   for (hsize_t i = 0; i < count; ++i) {
-    char name[256];
-    if (name_at(i, name, sizeof name) > 0) names.emplace_back(name);
+    const auto length = name_at(i, nullptr, 0);
+    if (length <= 0) continue;
+    std::string name(static_cast<size_t>(length) + 1, '\0');
+    if (name_at(i, name.data(), name.size()) > 0) names.emplace_back(name.c_str());
   }
   return names;
 }
@@ -245,7 +379,28 @@ void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vec
   }
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
   if (collective) check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-  check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr), "H5Dread");
+  check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr),
+        "reading " + object_name(dataset));
+}
+
+namespace {
+
+MPI_File mpi_file_of(hid_t file) {
+  void *handle = nullptr;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle) fail("H5Fget_vfd_handle");
+  return *static_cast<MPI_File *>(handle);
+}
+
+} // namespace
+
+void abort_on_io_error(hid_t file, std::function<std::string(const std::string &why)> describe) {
+  watch_mpi_file(mpi_file_of(file), std::move(describe));
+}
+
+void stop_watching(hid_t file) {
+  void *handle = nullptr;
+  if (file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle)
+    unwatch_mpi_file(*static_cast<MPI_File *>(handle));
 }
 
 Handle open_parallel(const std::string &path, MPI_Comm comm, const std::string &key) {
@@ -268,6 +423,30 @@ Handle create_parallel(const std::string &path, MPI_Comm comm, const std::string
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (f < 0) throw InputError(key_error(key, name, "HDF5 cannot create the file " + path));
   return Handle(f);
+}
+
+Handle open_group(hid_t parent, const std::string &name) {
+  return Handle(checked(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), "opening group " + name));
+}
+
+Handle open_dataset(hid_t parent, const std::string &name) {
+  return Handle(checked(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "opening dataset " + name));
+}
+
+std::vector<hsize_t> shape(hid_t dataset) {
+  Handle space(checked(H5Dget_space(dataset), "H5Dget_space"));
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank < 0) fail("reading a dataset's shape");
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims;
+}
+
+void fail(const std::string &what) { throw Error(failure(what)); }
+
+void close_file(Handle &file) {
+  const hid_t id = file.release(); // H5Fclose releases the id, failing or not
+  if (id >= 0 && H5Fclose(id) < 0) fail("closing the file");
 }
 
 Handle create_group(hid_t parent, const std::string &name) {
@@ -344,12 +523,9 @@ Handle create_growing(hid_t file, const std::string &path, const std::vector<hsi
 }
 
 void set_rows(hid_t dataset, hsize_t rows) {
-  Handle space(checked(H5Dget_space(dataset), "H5Dget_space"));
-  const int rank = H5Sget_simple_extent_ndims(space);
-  std::vector<hsize_t> dims(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  std::vector<hsize_t> dims = shape(dataset);
   dims[0] = rows;
-  check(H5Dset_extent(dataset, dims.data()), "H5Dset_extent");
+  check(H5Dset_extent(dataset, dims.data()), "extending " + object_name(dataset));
 }
 
 void write_block(hid_t dataset, const std::vector<hsize_t> &start,
@@ -372,7 +548,7 @@ void write_block(hid_t dataset, const std::vector<hsize_t> &start,
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
   check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
   check(H5Dwrite(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr),
-        "H5Dwrite");
+        "writing " + object_name(dataset));
 }
 
 } // namespace mft::h5

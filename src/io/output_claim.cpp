@@ -1,14 +1,20 @@
 #include "mft/io/output_claim.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/input_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mft {
 namespace {
@@ -22,6 +28,12 @@ std::string folder_of(const std::string &path) {
 }
 
 std::string why_errno(const char *what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// Why an output path holding something other than a regular file is left alone.
+std::string not_replaceable(mode_t mode) {
+  return "is " + file_kind(mode) + ", not a regular file; mft writes its output only where nothing or a "
+         "regular file is (output.overwrite does not change that)";
+}
 
 // Takes the write lock on fd: 1 taken, 0 held by another process. File
 // systems without OFD locks get no protection rather than a refused run.
@@ -45,7 +57,86 @@ bool locked_by_another(const std::string &path) {
   return locked;
 }
 
+// "process PID (NAME)" for a process other than this one that has the file
+// (dev, ino) open for writing, found through /proc (the processes of this
+// node that this user may inspect); "" when none is seen.
+std::string writing_process(dev_t dev, ino_t ino) {
+  DIR *proc = opendir("/proc");
+  if (!proc) return "";
+  std::string found;
+  const std::string self = std::to_string(getpid());
+  while (const dirent *p = readdir(proc)) {
+    const std::string pid = p->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
+    const std::string fd_folder = "/proc/" + pid + "/fd";
+    DIR *fds = opendir(fd_folder.c_str());
+    if (!fds) continue;
+    while (const dirent *f = readdir(fds)) {
+      struct stat st {};
+      if (f->d_name[0] == '.' || stat((fd_folder + "/" + f->d_name).c_str(), &st) != 0) continue;
+      if (st.st_dev != dev || st.st_ino != ino) continue;
+      std::ifstream info("/proc/" + pid + "/fdinfo/" + f->d_name);
+      std::string field;
+      unsigned long flags = 0;
+      while (info >> field)
+        if (field == "flags:" && info >> std::oct >> flags) break;
+      if ((flags & O_ACCMODE) == O_RDONLY) continue;
+      std::ifstream comm("/proc/" + pid + "/comm");
+      std::string name;
+      std::getline(comm, name);
+      found = "process " + pid + (name.empty() ? "" : " (" + printable(name) + ")");
+      break;
+    }
+    closedir(fds);
+    if (!found.empty()) break;
+  }
+  closedir(proc);
+  return found;
+}
+
 } // namespace
+
+void check_no_other_writer(const std::string &key, const std::string &path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return; // the reader says what is wrong
+  const std::string advice = "; a restart beside another writer would corrupt the file: close it there first";
+  if (locked_by_another(path)) throw InputError(key_error(key, path, "another mft run is writing it"));
+  // HDF5 (h5py, h5repack, ...) holds an exclusive flock() on a file it
+  // opened for writing, unless HDF5_USE_FILE_LOCKING=FALSE.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    const bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    if (held) throw InputError(key_error(key, path, "another process holds HDF5's write lock on it" + advice));
+  }
+  // Without the lock: any process of this node with it open for writing.
+  const std::string writer = writing_process(st.st_dev, st.st_ino);
+  if (!writer.empty()) throw InputError(key_error(key, path, writer + " has it open for writing" + advice));
+}
+
+long long free_bytes(const std::string &path) {
+  struct statvfs fs {};
+  if (statvfs(folder_of(path).c_str(), &fs) != 0) return -1;
+  return static_cast<long long>(fs.f_bavail) * static_cast<long long>(fs.f_frsize);
+}
+
+int reserve_space(int fd, long long from, long long bytes, long long *end) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return errno;
+  const long long offset = std::max<long long>(from, st.st_size);
+  // Blocks past the end, the size unchanged: later writes there cannot fail
+  // for space.
+  while (fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, bytes) != 0)
+    if (errno != EINTR) return errno;
+  *end = offset + bytes;
+  return 0;
+}
+
+void release_reserved_space(int fd, long long end) {
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && end > st.st_size)
+    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, st.st_size, end - st.st_size);
+}
 
 bool same_file(const std::string &a, const std::string &b) {
   struct stat sa {}, sb {};
@@ -67,6 +158,7 @@ void check_new_output(const std::string &path, bool overwrite, const InputFiles 
     throw InputError(key_error(key, path, why_errno(("cannot write in the folder " + folder).c_str())));
   if (stat(path.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+  if (!S_ISREG(st.st_mode)) throw InputError(key_error(key, path, not_replaceable(st.st_mode)));
   if (locked_by_another(path)) throw InputError(key_error(key, path, "another mft run is writing it"));
   if (!overwrite)
     throw InputError(key_error(key, path, "exists; set output.overwrite = true to replace it"));
@@ -112,6 +204,9 @@ PendingOutput::PendingOutput(const std::string &path, bool overwrite)
       return;
     }
     if (errno != EEXIST) throw InputError(key_error(key, path, why_errno(("cannot create " + partial_).c_str())));
+    struct stat st {};
+    if (lstat(partial_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw InputError(key_error(key, path, partial_ + " " + not_replaceable(st.st_mode)));
     // A partial file left by a killed run is nobody's: remove it and retry.
     if (locked_by_another(partial_))
       throw InputError(key_error(key, path, "another mft run is creating it"));
@@ -141,6 +236,10 @@ void PendingOutput::fill_from(const std::string &source) {
 
 void PendingOutput::publish() {
   if (published_) return;
+  // Checked before the run began; checked again, since a rename replaces anything.
+  struct stat st {};
+  if (stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InputError(key_error("output.file", path_, not_replaceable(st.st_mode)));
   int status = 0;
   if (overwrite_) {
     status = std::rename(partial_.c_str(), path_.c_str());

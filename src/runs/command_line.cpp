@@ -59,6 +59,19 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
   };
   cmdline.add(keys);
 
+  // An option that takes a value, followed by another option: Boost would
+  // take the next option as the value and report a stray argument instead.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--", 0) != 0 || args[i].find('=') != std::string::npos) continue;
+    const std::string name = args[i].substr(2);
+    const bool takes_value = is_config_key(name) || (is_option(name) && name != "help" && name != "cgf");
+    if (takes_value && (i + 1 == args.size() || args[i + 1].rfind("--", 0) == 0))
+      throw InputError(key_error(display_name(args[i]), "",
+                                 i + 1 == args.size() ? "needs a value"
+                                                      : "needs a value (" + printable(args[i + 1]) +
+                                                            " follows it, an option)"));
+  }
+
   po::variables_map vm;
   try {
     const po::positional_options_description no_positionals;

@@ -65,7 +65,8 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   collectively(comm, [&] {
     check_ntk_part(config.ntk.part, *model.particles);
     if (!options.from.empty()) {
-      read_run_particles(options.from, "--from", row, *model.particles);
+      read_run_snapshot(options.from, "--from", row, *model.particles);
+      require_finite_snapshot(*model.particles, {}, "--from", options.from, snapshot_step);
       model.field->particles_changed();
     }
   });

@@ -5,7 +5,10 @@
 #include "mft/core/version.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -100,28 +103,57 @@ void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info
   check_new_output(config.output.file, config.output.overwrite, inputs);
 }
 
-void read_run_particles(const std::string &path, const std::string &key, long long row,
-                        Particles &particles) {
+void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
+                             const std::string &path, long long step) {
+  const std::string of = " of the snapshot of step " + std::to_string(step) + " has a non-finite value";
+  for (const ParticleSpecies *s : particles.species())
+    for (size_t k = 0; k < s->matrices().size(); ++k)
+      for (double v : s->values(k))
+        if (!std::isfinite(v)) throw InputError(key_error(key, path, "/particles/" + s->matrices()[k].name + of));
+  for (const auto &[array, flat] : state.arrays)
+    for (double v : *flat)
+      if (!std::isfinite(v)) throw InputError(key_error(key, path, "/optimizer/" + array + "_*" + of));
+}
+
+void read_run_snapshot(const std::string &path, const std::string &key, long long row, Particles &particles,
+                       const OptimizerState &state) {
   h5::Handle file = h5::open_input(path, key);
-  for (const SpeciesBlock &b : species_blocks(particles)) {
-    const std::string name = "/particles/" + b.name;
+  const auto read = [&](const std::string &name, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
+                        hid_t type, void *values) {
     h5::Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
     if (!ds.valid()) throw InputError(key_error(key, path, "has no " + name));
-    h5::read_block(ds, block_start(row, b), block_count(particles.heads.L, b), H5T_NATIVE_DOUBLE,
-                   b.values, false);
-  }
+    try {
+      h5::read_block(ds, start, count, type, values, false);
+    } catch (const Error &e) {
+      throw InputError(key_error(key, path, e.what()));
+    }
+  };
+  const long long L = particles.heads.L;
+  for (const SpeciesBlock &b : species_blocks(particles))
+    read("/particles/" + b.name, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
+  if (state.counter) read("/optimizer/t", {static_cast<hsize_t>(row)}, {1}, H5T_NATIVE_LLONG, state.counter);
+  for (const auto &[array, flat] : state.arrays)
+    for (const SpeciesBlock &b : state_blocks(particles, array, *flat))
+      read("/optimizer/" + b.name, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
 }
 
 RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, bool history,
                  const std::vector<std::string> &extra_history, const TokenData *test_data)
-    : path_(path), grid_(grid), comm_(grid.world()), created_(true), publish_at_snapshot_(history) {
+    : path_(path), key_("output.file"), grid_(grid), comm_(grid.world()), created_(true),
+      publish_at_snapshot_(history) {
   const MPI_Comm comm = comm_;
   collectively(comm, [&] {
     if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
   });
   try {
     file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, "output.file", path);
+    watch();
+  } catch (...) {
+    discard();
+    throw;
+  }
+  phase("writing its header, /config and /data", [&] {
     h5::write_attribute(file_, "format", std::string("mft/1"));
     h5::write_attribute(file_, "mft_version", std::string(kVersion));
     h5::write_attribute(file_, "created", info.created);
@@ -157,20 +189,18 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
       h5::write_attribute(particles_[b.name], "species", b.species);
     }
     if (history) {
-      h5::Handle hist = h5::create_group(file_, "history");
+      history_group_ = h5::create_group(file_, "history");
+      h5::write_attribute(history_group_, "complete", 0LL);
       history_["step"] = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
       columns_.assign(std::begin(kHistory) + 1, std::end(kHistory));
       columns_.insert(columns_.end(), extra_history.begin(), extra_history.end());
       for (const std::string &name : columns_)
         history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
     }
-  } catch (...) {
-    discard();
-    throw;
-  }
+  });
 }
 
-std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessGrid &grid, const RunPoint &point,
+std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessGrid &grid, const Particles &particles,
                                          WriterLock lock) {
   const MPI_Comm comm = grid.world();
   std::unique_ptr<RunFile> f(new RunFile(path, grid));
@@ -178,113 +208,121 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
     if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
   });
   f->file_ = h5::open_parallel(path, comm, "--restart");
-  f->particle_group_ = h5::Handle(H5Gopen2(f->file_, "particles", H5P_DEFAULT));
-  // step, tau and every particle matrix (inspect_run_file checked them;
-  // files from before the species attribute have none).
-  for (const std::string &name : h5::member_names(f->particle_group_))
-    f->particles_[name] = h5::Handle(H5Dopen2(f->particle_group_, name.c_str(), H5P_DEFAULT));
-  for (const char *name : kHistory) {
-    f->history_[name] = h5::Handle(H5Dopen2(f->file_, (std::string("/history/") + name).c_str(), H5P_DEFAULT));
-    if (name != std::string("step")) f->columns_.push_back(name);
-  }
-  for (const char *name : kOptionalHistory) {
-    const std::string p = std::string("/history/") + name;
-    if (!h5::exists(f->file_, p)) continue;
-    f->history_[name] = h5::Handle(H5Dopen2(f->file_, p.c_str(), H5P_DEFAULT));
-    f->columns_.push_back(name);
-  }
-  // Drop what follows the last complete snapshot (a run killed after it).
-  const auto keep = static_cast<hsize_t>(point.history_rows);
-  for (auto &[name, ds] : f->particles_) h5::set_rows(ds, static_cast<hsize_t>(point.snapshots));
-  for (auto &[name, ds] : f->history_) h5::set_rows(ds, keep);
-  h5::write_attribute(f->particle_group_, "complete", point.snapshots);
-  f->snapshots_ = static_cast<hsize_t>(point.snapshots);
-  f->history_rows_ = keep;
-  f->last_snapshot_step_ = point.step;
-  if (H5Fflush(f->file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path + " failed");
+  f->watch();
+  // The datasets this run continues (inspect_run_file checked them); any
+  // other object of the file is left alone.
+  f->phase("opening it", [&] {
+    f->particle_group_ = h5::open_group(f->file_, "particles");
+    f->history_group_ = h5::open_group(f->file_, "history");
+    std::vector<std::string> names = {"step", "tau"};
+    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) names.push_back(b.name);
+    for (const std::string &name : names) f->particles_[name] = h5::open_dataset(f->particle_group_, name);
+    for (const char *name : kHistory) {
+      f->history_[name] = h5::open_dataset(f->history_group_, name);
+      if (name != std::string("step")) f->columns_.push_back(name);
+    }
+    for (const char *name : kOptionalHistory) {
+      if (!h5::exists(f->file_, std::string("/history/") + name)) continue;
+      f->history_[name] = h5::open_dataset(f->history_group_, name);
+      f->columns_.push_back(name);
+    }
+  });
   return f;
 }
 
+void RunFile::continue_from(const RunPoint &point) {
+  // The only change a restart makes before its first step, after every check:
+  // the rows past the last complete snapshot (of a run killed or stopped by a
+  // full disk after it) are dropped from every dataset the run continues.
+  const std::string what = "dropping its rows after the snapshot of step " + std::to_string(point.step);
+  last_snapshot_step_ = point.step;
+  require_space(what, 0);
+  phase(what, [&] {
+    const auto snapshots = static_cast<hsize_t>(point.snapshots), keep = static_cast<hsize_t>(point.history_rows);
+    for (auto &[name, ds] : particles_) h5::set_rows(ds, snapshots);
+    for (auto &[name, ds] : optimizer_) h5::set_rows(ds, snapshots);
+    for (auto &[name, ds] : history_) h5::set_rows(ds, keep);
+    flush();
+    h5::write_attribute(particle_group_, "complete", point.snapshots);
+    h5::write_attribute(history_group_, "complete", point.history_rows);
+    flush();
+    snapshots_ = snapshots;
+    history_rows_ = keep;
+  });
+}
+
 void RunFile::annotate_history(const std::string &name, const std::string &value) {
-  h5::Handle group(H5Gopen2(file_, "history", H5P_DEFAULT));
-  if (!group.valid()) throw Error("HDF5: " + path_ + " has no /history to annotate");
-  h5::write_attribute(group, name, value);
+  phase("writing the attribute /history." + name, [&] { h5::write_attribute(history_group_, name, value); });
 }
 
 void RunFile::keep_optimizer_state(const OptimizerState &state, const Particles &particles) {
   optimizer_state_ = state;
   if (state.empty()) return;
   auto &p = const_cast<Particles &>(particles);
-  const bool create = !h5::exists(file_, "/optimizer");
-  if (create) h5::create_group(file_, "optimizer");
-  const auto open = [&](const std::string &name) {
-    const std::string path = "/optimizer/" + name;
-    h5::Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT));
-    if (!ds.valid()) throw InputError(key_error("--restart", path_, "has no " + path));
-    h5::set_rows(ds, snapshots_); // drop what follows the last complete snapshot
-    return ds;
-  };
-  if (state.counter)
-    optimizer_["t"] = create ? h5::create_growing(file_, "/optimizer/t", {}, H5T_STD_I64LE, {}, 64) : open("t");
-  const auto L = static_cast<hsize_t>(particles.heads.L);
-  for (const auto &[array, flat] : state.arrays)
-    for (const SpeciesBlock &b : state_blocks(p, array, *flat)) {
-      if (!create) {
-        optimizer_[b.name] = open(b.name);
-        continue;
+  phase("opening /optimizer", [&] {
+    const bool create = !h5::exists(file_, "/optimizer");
+    h5::Handle group = create ? h5::create_group(file_, "optimizer") : h5::open_group(file_, "optimizer");
+    if (state.counter)
+      optimizer_["t"] = create ? h5::create_growing(file_, "/optimizer/t", {}, H5T_STD_I64LE, {}, 64)
+                               : h5::open_dataset(group, "t");
+    const auto L = static_cast<hsize_t>(particles.heads.L);
+    for (const auto &[array, flat] : state.arrays)
+      for (const SpeciesBlock &b : state_blocks(p, array, *flat)) {
+        if (!create) {
+          optimizer_[b.name] = h5::open_dataset(group, b.name);
+          continue;
+        }
+        const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
+                                          static_cast<hsize_t>(b.cols)};
+        optimizer_[b.name] = h5::create_growing(file_, "/optimizer/" + b.name, row, H5T_IEEE_F64LE,
+                                                particle_chunk(b.M, b.rows, b.cols));
+        h5::write_attribute(optimizer_[b.name], "species", b.species);
       }
-      const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
-                                        static_cast<hsize_t>(b.cols)};
-      optimizer_[b.name] = h5::create_growing(file_, "/optimizer/" + b.name, row, H5T_IEEE_F64LE,
-                                              particle_chunk(b.M, b.rows, b.cols));
-      h5::write_attribute(optimizer_[b.name], "species", b.species);
-    }
+  });
 }
 
 RunFile::~RunFile() {
   if (file_.valid()) discard();
 }
 
-void RunFile::read_snapshot(long long row, Particles &particles) {
-  const long long L = particles.heads.L;
-  for (const SpeciesBlock &b : species_blocks(particles)) {
-    auto it = particles_.find(b.name);
-    if (it == particles_.end()) throw InputError(key_error("--restart", path_, "has no /particles/" + b.name));
-    h5::read_block(it->second, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
-  }
-  if (optimizer_state_.counter)
-    h5::read_block(optimizer_.at("t"), {static_cast<hsize_t>(row)}, {1}, H5T_NATIVE_LLONG,
-                   optimizer_state_.counter);
-  for (const auto &[array, flat] : optimizer_state_.arrays)
-    for (const SpeciesBlock &b : state_blocks(particles, array, *flat))
-      h5::read_block(optimizer_.at(b.name), block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
-}
-
 void RunFile::append_snapshot(long long step, double tau, const Particles &particles) {
   LogScope log(&LogEvents::file_write);
-  const hsize_t row = snapshots_++;
-  for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
-  const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
-  // This rank's particle block, or none outside sequence group 0 (the other
-  // groups hold the same particles).
-  const auto written_count = [&](long long L, const SpeciesBlock &b) {
-    return grid_.group() == 0 ? block_count(L, b) : std::vector<hsize_t>(5, 0);
-  };
-  h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
-  h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
-  for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
-    h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
-                    written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
-  for (auto &[name, ds] : optimizer_) h5::set_rows(ds, row + 1);
-  if (optimizer_state_.counter)
-    h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
-  for (const auto &[array, flat] : optimizer_state_.arrays)
-    for (const SpeciesBlock &b : state_blocks(const_cast<Particles &>(particles), array, *flat))
-      h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
+  const std::string what = "writing the snapshot of step " + std::to_string(step);
+  // A snapshot is published in three moves: every dataset of it (and the
+  // pending history rows) is extended and written, the file flushed; only
+  // then do the `complete` counts move, and the file is flushed again. A
+  // failure anywhere before leaves the counts at the previous snapshot, and
+  // readers and restarts ignore the rows past them.
+  const hsize_t row = snapshots_;
+  require_space(what, snapshot_bytes());
+  phase(what, [&] {
+    for (auto &[name, ds] : particles_) h5::set_rows(ds, row + 1);
+    for (auto &[name, ds] : optimizer_) h5::set_rows(ds, row + 1);
+    const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
+    // This rank's particle block, or none outside sequence group 0 (the
+    // other groups hold the same particles).
+    const auto written_count = [&](long long L, const SpeciesBlock &b) {
+      return grid_.group() == 0 ? block_count(L, b) : std::vector<hsize_t>(5, 0);
+    };
+    h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
+    h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
+    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
+      h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
                       written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
-  write_pending_history();
-  h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots_));
-  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) throw Error("HDF5: flushing " + path_ + " failed");
+    if (optimizer_state_.counter)
+      h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
+    for (const auto &[array, flat] : optimizer_state_.arrays)
+      for (const SpeciesBlock &b : state_blocks(const_cast<Particles &>(particles), array, *flat))
+        h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
+                        written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+    const hsize_t history_rows = write_history_rows();
+    flush();
+    h5::write_attribute(particle_group_, "complete", static_cast<long long>(row + 1));
+    if (history_group_.valid()) h5::write_attribute(history_group_, "complete", static_cast<long long>(history_rows));
+    flush();
+    snapshots_ = row + 1;
+    history_rows_ = history_rows;
+  });
   last_snapshot_step_ = step;
   if (publish_at_snapshot_) publish();
 }
@@ -306,39 +344,41 @@ void RunFile::append_history(long long step, double tau, double risk, double obj
   pending_.push_back(std::move(row));
 }
 
-void RunFile::write_pending_history() {
-  if (pending_.empty() || history_.empty()) return;
-  const hsize_t rows = pending_.size(), first = history_rows_;
-  history_rows_ += rows;
+hsize_t RunFile::write_history_rows() {
+  if (pending_.empty() || history_.empty()) return history_rows_;
+  const hsize_t rows = pending_.size(), first = history_rows_, total = first + rows;
   const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
   std::vector<long long> steps;
   std::vector<double> column(rows);
   for (const HistoryRow &r : pending_) steps.push_back(r.step);
-  h5::set_rows(history_["step"], history_rows_);
+  for (auto &[name, ds] : history_) h5::set_rows(ds, total);
   h5::write_block(history_["step"], {first}, {mine}, H5T_NATIVE_LLONG, steps.data());
   for (size_t c = 0; c < columns_.size(); ++c) {
     for (hsize_t i = 0; i < rows; ++i) column[i] = pending_[i].values[c];
-    h5::Handle &ds = history_[columns_[c]];
-    h5::set_rows(ds, history_rows_);
-    h5::write_block(ds, {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
+    h5::write_block(history_[columns_[c]], {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
   }
   pending_.clear();
+  return total;
 }
 
 void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
                             double risk) {
-  h5::Handle grp = h5::create_group(file_, "forward");
   const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
              d = static_cast<hsize_t>(data.d);
-  // Each group's block of rows, written by its first head rank.
-  const SequenceBlock block = grid_.block(data.N);
-  h5::Handle tokens = h5::create_dataset(file_, "/forward/tokens_final", {N, n, d});
-  const auto rows = static_cast<hsize_t>(grid_.head_rank() == 0 ? block.count() : 0);
-  h5::write_block(tokens, {static_cast<hsize_t>(block.begin), 0, 0}, {rows, rows ? n : 0, rows ? d : 0},
-                  H5T_NATIVE_DOUBLE, X1);
-  h5::write_dataset(file_, "/forward/predictions", {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)},
-                    yhat.data(), comm_);
-  h5::write_attribute(grp, "risk", risk);
+  const std::string what = "writing /forward";
+  require_space(what, (N * n * d + yhat.size()) * sizeof(double));
+  phase(what, [&] {
+    h5::Handle grp = h5::create_group(file_, "forward");
+    // Each group's block of rows, written by its first head rank.
+    const SequenceBlock block = grid_.block(data.N);
+    h5::Handle tokens = h5::create_dataset(file_, "/forward/tokens_final", {N, n, d});
+    const auto rows = static_cast<hsize_t>(grid_.head_rank() == 0 ? block.count() : 0);
+    h5::write_block(tokens, {static_cast<hsize_t>(block.begin), 0, 0}, {rows, rows ? n : 0, rows ? d : 0},
+                    H5T_NATIVE_DOUBLE, X1);
+    h5::write_dataset(file_, "/forward/predictions",
+                      {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)}, yhat.data(), comm_);
+    h5::write_attribute(grp, "risk", risk);
+  });
 }
 
 void RunFile::write_ntk(long long N, const std::vector<double> &gram,
@@ -346,48 +386,150 @@ void RunFile::write_ntk(long long N, const std::vector<double> &gram,
                         long long snapshot, const std::vector<double> *cgf_values,
                         const std::vector<double> *points, long long K, long long d,
                         const double *population_margin) {
-  h5::Handle grp = h5::create_group(file_, "ntk");
-  const auto n = static_cast<hsize_t>(N);
-  h5::write_dataset(file_, "/ntk/gram", {n, n}, gram.data(), comm_);
-  h5::write_dataset(file_, "/ntk/eigenvalues", {n}, eigenvalues.data(), comm_);
-  h5::write_attribute(grp, "part", part);
-  h5::write_attribute(grp, "snapshot", snapshot);
-  h5::write_attribute(grp, "lambda_min", eigenvalues.front());
-  h5::write_attribute(grp, "lambda_max", eigenvalues.back());
-  if (cgf_values) {
-    h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(cgf_values->size())},
-                      cgf_values->data(), comm_);
-    h5::write_dataset(file_, "/ntk/cgf_points", {static_cast<hsize_t>(K), static_cast<hsize_t>(d)},
-                      points->data(), comm_);
-    h5::write_attribute(grp, "cgf_margin", cgf_values->back() / cgf_values->front());
-    if (population_margin) h5::write_attribute(grp, "cgf_margin_population", *population_margin);
-  }
+  const std::string what = "writing /ntk";
+  const size_t cgf_size = cgf_values ? cgf_values->size() + (points ? points->size() : 0) : 0;
+  require_space(what, (gram.size() + eigenvalues.size() + cgf_size) * sizeof(double));
+  phase(what, [&] {
+    h5::Handle grp = h5::create_group(file_, "ntk");
+    const auto n = static_cast<hsize_t>(N);
+    h5::write_dataset(file_, "/ntk/gram", {n, n}, gram.data(), comm_);
+    h5::write_dataset(file_, "/ntk/eigenvalues", {n}, eigenvalues.data(), comm_);
+    h5::write_attribute(grp, "part", part);
+    h5::write_attribute(grp, "snapshot", snapshot);
+    h5::write_attribute(grp, "lambda_min", eigenvalues.front());
+    h5::write_attribute(grp, "lambda_max", eigenvalues.back());
+    if (cgf_values) {
+      h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(cgf_values->size())},
+                        cgf_values->data(), comm_);
+      h5::write_dataset(file_, "/ntk/cgf_points", {static_cast<hsize_t>(K), static_cast<hsize_t>(d)},
+                        points->data(), comm_);
+      h5::write_attribute(grp, "cgf_margin", cgf_values->back() / cgf_values->front());
+      if (population_margin) h5::write_attribute(grp, "cgf_margin_population", *population_margin);
+    }
+  });
 }
 
 void RunFile::close() {
   if (!file_.valid()) return;
-  write_pending_history();
-  particles_.clear();
-  history_.clear();
-  optimizer_.clear();
-  particle_group_.reset();
-  file_.reset();
+  phase("closing it", [&] {
+    if (!pending_.empty() && history_group_.valid()) {
+      const hsize_t rows = write_history_rows();
+      flush();
+      h5::write_attribute(history_group_, "complete", static_cast<long long>(rows));
+      history_rows_ = rows;
+    }
+    flush();
+    particles_.clear();
+    history_.clear();
+    optimizer_.clear();
+    particle_group_.reset();
+    history_group_.reset();
+    h5::stop_watching(file_);
+    h5::close_file(file_);
+  });
+  release_reservation();
   publish();
   lock_.release();
   output_.lock().release();
 }
 
 void RunFile::discard() {
+  doing_ = "closing it";
   pending_.clear();
   particles_.clear();
   history_.clear();
   optimizer_.clear();
   particle_group_.reset();
-  file_.reset();
+  history_group_.reset();
+  if (file_.valid()) {
+    h5::stop_watching(file_);
+    file_.reset();
+  }
+  release_reservation();
   MPI_Barrier(comm_);
   if (created_ && rank_of(comm_) == 0) output_.remove();
   lock_.release();
   MPI_Barrier(comm_);
+}
+
+void RunFile::flush() {
+  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) h5::fail("flushing the file");
+}
+
+void RunFile::watch() {
+  h5::abort_on_io_error(file_, [this](const std::string &why) { return failure(why); });
+}
+
+std::string RunFile::failure(const std::string &why) const {
+  std::string kept;
+  if ((publish_at_snapshot_ || !created_) && last_snapshot_step_ >= 0)
+    kept = "; the file keeps its complete snapshots up to step " + std::to_string(last_snapshot_step_) +
+           " (mft train --restart continues it)";
+  return key_error(key_, path_, doing_ + ": " + why + kept);
+}
+
+void RunFile::phase(const std::string &what, const std::function<void()> &step) {
+  doing_ = what;
+  try {
+    step();
+  } catch (const Error &e) {
+    // This rank alone may have failed, inside a collective HDF5 call the
+    // others still wait in: no agreement is possible, the job ends here.
+    abort_job(failure(e.what()));
+  }
+}
+
+hsize_t RunFile::snapshot_bytes() const {
+  hsize_t bytes = 0;
+  const auto row_bytes = [](const h5::Handle &ds) {
+    const std::vector<hsize_t> dims = h5::shape(ds);
+    hsize_t b = 8;
+    for (size_t i = 1; i < dims.size(); ++i) b *= dims[i];
+    return b;
+  };
+  for (const auto &[name, ds] : particles_) bytes += row_bytes(ds);
+  for (const auto &[name, ds] : optimizer_) bytes += row_bytes(ds);
+  return bytes + pending_.size() * (columns_.size() + 1) * 8;
+}
+
+void RunFile::release_reservation() {
+  const int fd = created_ ? output_.lock().fd() : lock_.fd();
+  if (fd >= 0 && reserved_end_ > 0) release_reserved_space(fd, reserved_end_);
+  reserved_end_ = 0;
+}
+
+void RunFile::require_space(const std::string &what, hsize_t bytes) {
+  // HDF5's own structures grow with the data (chunk index nodes, heaps):
+  // a generous allowance above the data's bytes.
+  const auto needed = static_cast<long long>(bytes + bytes / 4 + (hsize_t(128) << 10));
+  // Rank 0 reserves the blocks where HDF5 will write (from its end of
+  // allocated space on); where the file system cannot reserve, it compares
+  // the free space instead. Every rank learns the outcome: a refusal is a
+  // clean stop before anything of the snapshot is written.
+  long long outcome[2] = {0, 0}; // errno, free bytes
+  if (rank_of(comm_) == 0) {
+    haddr_t eoa = 0;
+    if (H5Fget_eoa(file_, &eoa) < 0) eoa = 0;
+    const int fd = created_ ? output_.lock().fd() : lock_.fd();
+    long long end = 0;
+    const int status = fd >= 0 ? reserve_space(fd, static_cast<long long>(eoa), needed, &end) : EOPNOTSUPP;
+    if (status == 0) reserved_end_ = std::max(reserved_end_, end);
+    outcome[1] = free_bytes(path_);
+    if (status == EOPNOTSUPP || status == ENOSYS || status == EINVAL)
+      outcome[0] = outcome[1] >= 0 && outcome[1] < needed ? ENOSPC : 0;
+    else
+      outcome[0] = status;
+  }
+  MPI_Bcast(outcome, 2, MPI_LONG_LONG, 0, comm_);
+  if (outcome[0] == 0) return;
+  pending_.clear(); // the file stays as its last snapshot left it
+  const auto kib = [](long long b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
+  std::string why = what + ": " + std::strerror(static_cast<int>(outcome[0])) + " (" + kib(needed) +
+                    " needed, " + kib(std::max(outcome[1], 0LL)) + " free)";
+  if (last_snapshot_step_ >= 0 && (publish_at_snapshot_ || !created_))
+    why += "; the file holds its snapshots up to step " + std::to_string(last_snapshot_step_) +
+           ": make room, then continue with mft train --restart " + path_;
+  throw Error(key_error(key_, path_, why));
 }
 
 } // namespace mft

@@ -3,6 +3,7 @@
 #include "mft/runs/run_file.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/tasks/data.hpp"
 
 #include <algorithm>
 #include <set>
@@ -16,6 +17,7 @@ constexpr hsize_t kAny = static_cast<hsize_t>(-1); // a dimension that may take 
 struct Checker {
   hid_t file;
   std::string key, path;
+  bool append = false; // a restart: the growing datasets will be extended
 
   [[noreturn]] void refuse(const std::string &why) const { throw InputError(key_error(key, path, why)); }
 
@@ -41,8 +43,21 @@ struct Checker {
       bool extensible = info.chunked && info.maxdims[0] == H5S_UNLIMITED;
       for (size_t i = 1; extensible && i < shape.size(); ++i) extensible = info.maxdims[i] == info.dims[i];
       if (!extensible) refuse(name + " is not chunked and extensible along its first dimension");
+      // mft extends and writes these with parallel HDF5, which its files
+      // do without filters (one rank could fail alone on a filtered chunk).
+      if (append && !info.filters.empty())
+        refuse(name + " is stored through filters (" + info.filters +
+               "); a restart appends to it as mft wrote it, without: h5repack -f NONE the file first");
     }
     return info;
+  }
+
+  // A growing dataset with at least `rows` rows (more after a run stopped
+  // inside a snapshot: those are not read).
+  void rows_at_least(const h5::DatasetInfo &info, const std::string &name, long long rows,
+                     const std::string &of) const {
+    if (static_cast<long long>(info.dims[0]) < rows)
+      refuse(name + " has " + std::to_string(info.dims[0]) + " rows for " + std::to_string(rows) + " " + of);
   }
 
   std::vector<double> values(const std::string &name) const {
@@ -77,7 +92,7 @@ std::map<std::string, std::string> read_config_text(hid_t file) {
 
 RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training) {
   h5::Handle file = h5::open_input(path, key);
-  const Checker check{file, key, path};
+  const Checker check{file, key, path, training};
   const bool mft = H5Aexists(file, "format") > 0 &&
                    h5::attribute_class(file, "format") == h5::AttributeClass::String &&
                    h5::read_string_attribute(file, "format") == "mft/1";
@@ -116,33 +131,44 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
     point.N_test = c.data.test_sequences;
   }
 
-  // Every /particles dataset grows by one row per snapshot: equal row counts;
-  // one dataset per matrix of every species of the configuration.
+  // Every /particles dataset grows by one row per snapshot; rows from
+  // /particles.complete on belong to a snapshot that was never completed.
+  // One dataset per matrix of every species of the configuration.
   const auto steps = check.dataset("/particles/step", {kAny}, true, H5T_INTEGER);
-  const hsize_t rows = steps.dims[0];
-  check.dataset("/particles/tau", {rows}, true, H5T_FLOAT, " (one per row of /particles/step)");
+  const auto taus = check.dataset("/particles/tau", {kAny}, true, H5T_FLOAT);
   const Particles layout = particle_layout(c.model, c.model.heads, 0, 0);
+  std::vector<std::pair<std::string, h5::DatasetInfo>> matrices;
   for (const ParticleSpecies *s : layout.species())
-    for (const ParticleMatrix &m : s->matrices())
-      check.dataset("/particles/" + m.name,
-                    {rows, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows), static_cast<hsize_t>(m.cols)},
-                    true, H5T_FLOAT,
-                    " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
-                        std::to_string(L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
-                        std::to_string(m.cols));
+    for (const ParticleMatrix &m : s->matrices()) {
+      const std::string name = "/particles/" + m.name;
+      matrices.emplace_back(
+          name, check.dataset(name,
+                              {kAny, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows),
+                               static_cast<hsize_t>(m.cols)},
+                              true, H5T_FLOAT,
+                              " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
+                                  std::to_string(L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
+                                  std::to_string(m.cols)));
+    }
   h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
-  long long complete = static_cast<long long>(rows);
+  long long complete = -1;
   if (H5Aexists(group, "complete") > 0) {
     if (h5::attribute_class(group, "complete") != h5::AttributeClass::Integer)
       check.refuse("the attribute /particles.complete is not an integer");
     complete = h5::read_integer_attribute(group, "complete");
   } else if (training) {
     check.refuse("has no attribute /particles.complete");
+  } else {
+    // A file from before the attribute: its datasets agree in length.
+    complete = static_cast<long long>(steps.dims[0]);
+    for (const auto &[name, info] : matrices)
+      complete = std::min(complete, static_cast<long long>(info.dims[0]));
   }
   if (complete < 1) check.refuse("has no complete particle snapshot");
-  if (complete > static_cast<long long>(rows))
-    check.refuse("/particles.complete = " + std::to_string(complete) + " but /particles/step has " +
-                 std::to_string(rows) + " rows");
+  const std::string snapshots_of = "complete snapshots (/particles.complete = " + std::to_string(complete) + ")";
+  check.rows_at_least(steps, "/particles/step", complete, snapshots_of);
+  check.rows_at_least(taus, "/particles/tau", complete, snapshots_of);
+  for (const auto &[name, info] : matrices) check.rows_at_least(info, name, complete, snapshots_of);
   point.snapshots = complete;
   point.row = complete - 1;
   const std::vector<double> step_values = check.values("/particles/step");
@@ -162,9 +188,7 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   const OptimizerStateLayout state = optimizer_state_layout(c.train.method);
   const std::string for_method = ", for train.method = " + c.train.method;
   const auto state_rows = [&](const h5::DatasetInfo &info, const std::string &name) {
-    if (static_cast<long long>(info.dims[0]) < complete)
-      check.refuse(name + " has " + std::to_string(info.dims[0]) + " rows for " + std::to_string(complete) +
-                   " complete snapshots" + for_method);
+    check.rows_at_least(info, name, complete, "complete snapshots" + for_method);
   };
   if (state.counter)
     state_rows(check.dataset("/optimizer/t", {kAny}, true, H5T_INTEGER, for_method), "/optimizer/t");
@@ -179,19 +203,34 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
                    name);
       }
 
-  // /history: one row per step, columns of equal length.
+  // /history: one row per step; /history.complete rows of every column are
+  // complete (a file from before the attribute: columns of equal length).
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
   const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
-  const hsize_t hrows = hsteps.dims[0];
+  h5::Handle history_group(H5Gopen2(file, "history", H5P_DEFAULT));
+  const bool counted = H5Aexists(history_group, "complete") > 0;
+  long long hrows = static_cast<long long>(hsteps.dims[0]);
+  if (counted) {
+    if (h5::attribute_class(history_group, "complete") != h5::AttributeClass::Integer)
+      check.refuse("the attribute /history.complete is not an integer");
+    hrows = h5::read_integer_attribute(history_group, "complete");
+    if (hrows < 0) check.refuse("/history.complete = " + std::to_string(hrows) + " is negative");
+  }
+  const std::string rows_of = "complete rows (/history.complete = " + std::to_string(hrows) + ")";
+  check.rows_at_least(hsteps, "/history/step", hrows, rows_of);
   const std::set<std::string> optional = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
                                           "ntk_lambda_max", "batch_risk"};
   for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "accuracy", "test_risk",
                            "test_accuracy", "ntk_lambda_min", "ntk_lambda_max", "batch_risk"}) {
     const std::string p = std::string("/history/") + name;
     if (optional.count(name) && !h5::exists(file, p)) continue;
-    check.dataset(p, {hrows}, true, H5T_FLOAT, " (one per row of /history/step)");
+    if (counted)
+      check.rows_at_least(check.dataset(p, {kAny}, true, H5T_FLOAT), p, hrows, rows_of);
+    else
+      check.dataset(p, {static_cast<hsize_t>(hrows)}, true, H5T_FLOAT, " (one per row of /history/step)");
   }
-  const std::vector<double> history = check.values("/history/step");
+  std::vector<double> history = check.values("/history/step");
+  history.resize(static_cast<size_t>(hrows));
   for (size_t i = 1; i < history.size(); ++i)
     if (history[i] <= history[i - 1]) check.refuse("/history/step is not increasing");
   const auto keep = std::count_if(history.begin(), history.end(),
@@ -218,6 +257,8 @@ TokenData read_run_data(const std::string &path, const std::string &key, long lo
     data.d_out = d_out;
     data.tokens = check.values(tokens);
     data.targets = check.values(targets);
+    require_finite(key, path, tokens, data.tokens);
+    require_finite(key, path, targets, data.targets);
     return data;
   };
   TokenData data = read("/data/tokens", "/data/targets");

@@ -98,6 +98,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   const std::string output = restart.empty() || copy ? config.output.file : restart;
   collectively(comm, [&] {
     if (!restart.empty()) {
+      if (rank == 0) check_no_other_writer("--restart", restart);
       point = inspect_run_file(restart, "--restart", true);
       check_restart_config(config, point, restart, false);
     }
@@ -116,6 +117,12 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
 
   std::unique_ptr<RunFile> file;
   if (!restart.empty()) {
+    // The snapshot first, read-only: nothing is copied or changed before it
+    // passes its checks.
+    collectively(comm, [&] {
+      read_run_snapshot(restart, "--restart", point.row, *model.particles, optimizer_state);
+      require_finite_snapshot(*model.particles, optimizer_state, "--restart", restart, point.step);
+    });
     WriterLock lock;
     if (copy)
       collectively(comm, [&] {
@@ -130,9 +137,9 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
         }
         lock = std::move(copied.lock());
       });
-    file = RunFile::reopen(output, *model.grid, point, std::move(lock));
+    file = RunFile::reopen(output, *model.grid, *model.particles, std::move(lock));
     file->keep_optimizer_state(optimizer_state, *model.particles);
-    file->read_snapshot(point.row, *model.particles);
+    file->continue_from(point);
   } else if (write) {
     std::vector<std::string> extra;
     if (model.loss->classifies()) extra.push_back("accuracy");

@@ -110,14 +110,18 @@ TokenData read_pair(const h5::Handle &file, const std::string &path, const std::
   } catch (const Error &e) {
     throw InputError(key_error(key, path, e.what()));
   }
-  for (double v : data.tokens)
-    if (!std::isfinite(v)) throw InputError(key_error(key, path, tokens_name + " has a non-finite value"));
-  for (double v : data.targets)
-    if (!std::isfinite(v)) throw InputError(key_error(key, path, targets_name + " has a non-finite value"));
+  require_finite(key, path, tokens_name, data.tokens);
+  require_finite(key, path, targets_name, data.targets);
   return data;
 }
 
 } // namespace
+
+void require_finite(const std::string &key, const std::string &path, const std::string &name,
+                    const std::vector<double> &values) {
+  for (double v : values)
+    if (!std::isfinite(v)) throw InputError(key_error(key, path, name + " has a non-finite value"));
+}
 
 DataFileShape data_file_shape(const std::string &path, long long d_out) {
   const std::string key = "data.file";

@@ -31,6 +31,13 @@ public:
 // error carrying the message of the lowest failing rank (and its kind).
 void collectively(MPI_Comm comm, const std::function<void()> &f);
 
+// Ends the whole job at once from this rank: prints `mft: error: MESSAGE`
+// on its stderr and calls MPI_Abort (exit code 1). For a failure that the
+// other ranks cannot learn of by agreement: one rank's I/O error inside a
+// collective HDF5 call, where the others wait inside that call (mpirun adds
+// its own MPI_ABORT notice unless run with -q).
+[[noreturn]] void abort_job(const std::string &message);
+
 // Formats "key = value: why", the shape of every input error message; key
 // and value pass through printable(), an empty value reads ''.
 std::string key_error(const std::string &key, const std::string &value, const std::string &why);

@@ -19,7 +19,9 @@ SplitArguments split_arguments(int argc, const char *const *argv);
 
 // MPI_Init, then PetscInitialize with PETSc's share of the command line and
 // an error handler that keeps PETSc's message for petsc_check instead of
-// printing a trace. Finalises both on destruction.
+// printing a trace. Finalises both on destruction. An -options_file that is
+// not a readable regular file is not given to PETSc (which would print its
+// error banner and abort): PETSc is not started and check() reports it.
 class PetscSession {
 public:
   PetscSession(int *argc, char ***argv, const std::vector<std::string> &petsc_args,
@@ -27,10 +29,14 @@ public:
   ~PetscSession();
   PetscSession(const PetscSession &) = delete;
   PetscSession &operator=(const PetscSession &) = delete;
+  // Throws the InputError of a PETSc option refused before PETSc started.
+  void check() const;
 
 private:
   std::vector<std::string> storage_;
   std::vector<char *> pointers_;
+  std::string refused_; // why PETSc was not started
+  bool petsc_ = false;  // PETSc started
 };
 
 // Throws mft::Error with PETSc's own message when ierr is non-zero.

@@ -5,7 +5,9 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mft::h5 {
@@ -30,6 +32,8 @@ public:
   operator hid_t() const { return id_; }
   bool valid() const { return id_ >= 0; }
   void reset();
+  // Gives up the id without closing it.
+  hid_t release() { return std::exchange(id_, -1); }
 
 private:
   hid_t id_ = -1;
@@ -41,7 +45,9 @@ void silence_errors();
 // --- reading (every rank reads on its own; input files are small) ---------
 
 // Opens an existing file read-only; InputError naming `key = path` when the
-// file is missing or not HDF5.
+// file is missing, not a regular file, not HDF5, or holds an external link
+// to something other than a regular file (which HDF5 would open, and a FIFO
+// would block).
 Handle open_input(const std::string &path, const std::string &key);
 bool exists(hid_t file, const std::string &path);
 
@@ -53,6 +59,7 @@ struct DatasetInfo {
   H5T_class_t type_class = H5T_NO_CLASS;
   std::vector<hsize_t> dims, maxdims;
   bool chunked = false;
+  std::string filters; // its filter pipeline ("deflate, shuffle"), "" for none
   bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
   // "(3, 4, 8)"
   std::string shape_text() const;
@@ -89,7 +96,26 @@ void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vec
 // InputError `key = path: why` when it cannot.
 Handle open_parallel(const std::string &path, MPI_Comm comm, const std::string &key);
 
+// Opens the group or dataset `name` below `parent`; Error when it cannot.
+Handle open_group(hid_t parent, const std::string &name);
+Handle open_dataset(hid_t parent, const std::string &name);
+// The current shape of an open dataset.
+std::vector<hsize_t> shape(hid_t dataset);
+// Throws Error "HDF5: WHAT failed (why)", why from HDF5's error stack (for
+// a failed write, the system's error such as "No space left on device").
+[[noreturn]] void fail(const std::string &what);
+
 // --- writing (collective on the file's communicator) ----------------------
+
+// Ends the job on this rank's first MPI-IO error on `file` (a file opened
+// with the MPI-IO driver): the MPI error handler of its MPI_File prints the
+// line that `describe(why)` makes of the system's error text and calls
+// abort_job. It acts inside the failing MPI call, before HDF5 returns to its
+// caller: a failure inside a collective HDF5 call (a flush, an extent) can
+// otherwise leave the ranks waiting in different collectives. Call
+// stop_watching before closing the file.
+void abort_on_io_error(hid_t file, std::function<std::string(const std::string &why)> describe);
+void stop_watching(hid_t file);
 
 // Creates (truncates) a file with the MPI-IO driver on comm; errors read
 // `key = name: why` (name: the file's final name when it is built under
@@ -116,6 +142,9 @@ void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_
 // `row_shape`. Starts with 0 rows.
 Handle create_growing(hid_t file, const std::string &path, const std::vector<hsize_t> &row_shape,
                       hid_t type, const std::vector<hsize_t> &chunk_row, hsize_t chunk_rows = 1);
+
+// Closes a file, flushing what HDF5 still holds; Error when that fails.
+void close_file(Handle &file);
 
 // Grows dataset to `rows` rows (collective; same value on every rank).
 void set_rows(hid_t dataset, hsize_t rows);

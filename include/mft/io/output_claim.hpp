@@ -1,5 +1,7 @@
 #pragma once
 // The output-file policy, on the file system (rank 0 alone calls these):
+//  - only a regular file (or nothing) may be at an output path: a device, a
+//    FIFO or a folder there is refused, whatever output.overwrite says;
 //  - an existing output file is refused unless output.overwrite = true;
 //  - an output that is also an input of the run is always refused;
 //  - one writer per file: a run holds a lock on its file while it writes,
@@ -21,6 +23,18 @@ namespace mft {
 // (key, path) of a file the run reads, e.g. {"data.file", "d.h5"}.
 using InputFiles = std::vector<std::pair<std::string, std::string>>;
 
+// Bytes an unprivileged writer may still use on the file system of the
+// folder of `path` (statvfs); -1 when it cannot be told.
+long long free_bytes(const std::string &path);
+
+// Reserves `bytes` of disk blocks for the open file `fd` from offset
+// max(from, its size) on, without changing its size (fallocate with
+// FALLOC_FL_KEEP_SIZE): 0 and the reservation's `end`, or the errno
+// (ENOSPC, EDQUOT; EOPNOTSUPP where the file system cannot reserve).
+int reserve_space(int fd, long long from, long long bytes, long long *end);
+// Frees what is left of reservations below `end` past the file's end.
+void release_reserved_space(int fd, long long end);
+
 // True when both paths exist and name the same file.
 bool same_file(const std::string &a, const std::string &b);
 
@@ -29,6 +43,13 @@ bool same_file(const std::string &a, const std::string &b);
 // or not writable, it is a folder, it is one of `inputs`, it exists and
 // `overwrite` is false, or another mft run is writing it.
 void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs);
+
+// Checks that no other process writes the existing file `path` (a run file
+// about to be restarted): InputError `key = path: why` when another mft run
+// holds its lock, another process holds HDF5's write lock (flock) on it, or
+// a process of this node has it open for writing (seen through /proc).
+// Writers on other nodes that take no lock cannot be seen.
+void check_no_other_writer(const std::string &key, const std::string &path);
 
 // The write lock of one run file, held by an open descriptor.
 class WriterLock {

@@ -6,10 +6,23 @@
 // groups hold the same particles and write nothing).
 //
 // Crash safety: history rows are kept in memory and written with the next
-// snapshot; after a snapshot's data the attribute /particles.complete (the
-// number of complete snapshots) is raised and the file flushed. Between
-// snapshots mft does not touch the file, so a run killed there leaves a file
-// that reads as it was at its last snapshot.
+// snapshot; once every dataset of a snapshot is extended, written and
+// flushed, the attributes /particles.complete (complete snapshots) and
+// /history.complete (complete history rows) move and the file is flushed
+// again. Readers and restarts ignore rows past those counts, so a run killed
+// at any point, or stopped by a full disk, leaves a file that reads as it
+// was at its last snapshot.
+//
+// Failures: before each snapshot rank 0 reserves the disk blocks it will
+// take, with an allowance for HDF5's own structures (fallocate; where the
+// file system cannot reserve, it compares the free space): a full disk or
+// quota is a clean stop on every rank, the file as its last snapshot left it
+// (HDF5 1.10 has no journal: a write that fails inside a metadata flush can
+// damage structures the earlier snapshots need). A write that fails all the
+// same (an I/O error) may strike one rank alone while the others wait inside
+// the same collective HDF5 call: that rank ends the job (abort_job, through
+// mpi_io_watch.hpp or an HDF5 error) with one line naming the file, what was
+// being done and the system's error.
 #include "mft/core/config.hpp"
 #include "mft/core/process_grid.hpp"
 #include "mft/tasks/data.hpp"
@@ -18,6 +31,7 @@
 #include "mft/model/particles.hpp"
 #include "mft/train/optimizer.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mpi.h>
@@ -74,9 +88,16 @@ TokenData read_run_data(const std::string &path, const std::string &key, long lo
                         TokenData *test = nullptr);
 
 // Snapshot `row` of a checked run file into this rank's share of
-// `particles` (every rank reads on its own).
-void read_run_particles(const std::string &path, const std::string &key, long long row,
-                        Particles &particles);
+// `particles` and of the optimiser's `state` (every rank reads on its own,
+// the file opened read-only); InputError `key = path: why`.
+void read_run_snapshot(const std::string &path, const std::string &key, long long row, Particles &particles,
+                       const OptimizerState &state = {});
+
+// InputError `key = path: /particles/Q of the snapshot of step S has a
+// non-finite value` (or of the optimiser's `state`) for this rank's share of
+// a snapshot just read; call it inside `collectively`.
+void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
+                             const std::string &path, long long step);
 
 class RunFile {
 public:
@@ -94,12 +115,16 @@ public:
           const TokenData &data, const Particles &particles, bool history = false,
           const std::vector<std::string> &extra_history = {}, const TokenData *test_data = nullptr);
 
-  // Opens the training run file `path`, checked by inspect_run_file into
-  // `point`, to continue it from its last complete snapshot: takes the
-  // writer's lock (or `lock`, already held), then drops the snapshots and
-  // history rows after `point`.
-  static std::unique_ptr<RunFile> reopen(const std::string &path, const ProcessGrid &grid, const RunPoint &point,
-                                         WriterLock lock = {});
+  // Opens the training run file `path`, checked by inspect_run_file, to
+  // continue it: takes the writer's lock (or `lock`, already held) and opens
+  // the datasets of `particles`' species and of /history; changes nothing.
+  static std::unique_ptr<RunFile> reopen(const std::string &path, const ProcessGrid &grid,
+                                         const Particles &particles, WriterLock lock = {});
+
+  // Drops the snapshots and history rows after `point` (the last complete
+  // snapshot) from every dataset opened: the restart's first change to the
+  // file, made once every check has passed. Collective.
+  void continue_from(const RunPoint &point);
 
   ~RunFile();
   RunFile(const RunFile &) = delete;
@@ -114,10 +139,6 @@ public:
   // /particles/Q. A new file creates them (before its first snapshot); a
   // reopened one continues them. `state` must outlive the file. Collective.
   void keep_optimizer_state(const OptimizerState &state, const Particles &particles);
-
-  // Reads snapshot `row` into this rank's share of `particles` (and of the
-  // optimiser's state, when kept).
-  void read_snapshot(long long row, Particles &particles);
 
   // Appends one row to /particles (step, tau, each rank's own particles) and
   // /optimizer, writes the pending history rows, marks the snapshot
@@ -148,15 +169,32 @@ public:
   // Closes and removes a file this object created (a failed run leaves no
   // partial output); a reopened file is only closed. The destructor does
   // this for a file that was never closed.
+  void discard();
   // Step of the last snapshot written (-1: none).
   long long last_snapshot_step() const { return last_snapshot_step_; }
-  void discard();
 
   const std::string &path() const { return path_; }
 
 private:
-  RunFile(const std::string &path, const ProcessGrid &grid) : path_(path), grid_(grid), comm_(grid.world()) {}
-  void write_pending_history();
+  RunFile(const std::string &path, const ProcessGrid &grid)
+      : path_(path), key_("--restart"), grid_(grid), comm_(grid.world()) {}
+  // Extends /history by the pending rows and writes them; the new row count.
+  hsize_t write_history_rows();
+  void flush();
+  // Runs one write or read of the file (`what`: "writing the snapshot of
+  // step 40"); an error in it ends the job (see above).
+  void phase(const std::string &what, const std::function<void()> &step);
+  // Makes this rank's MPI-IO errors on the file end the job with failure().
+  void watch();
+  // The line a failure ends the job with: the file, what was being done, why.
+  std::string failure(const std::string &why) const;
+  // Bytes of the next snapshot's rows (particles, optimiser state, pending history).
+  hsize_t snapshot_bytes() const;
+  // A clean stop on every rank (Error) when the file system lacks room for
+  // `bytes` and HDF5's overhead.
+  void require_space(const std::string &what, hsize_t bytes);
+  // Rank 0: frees the reserved blocks the file did not use (at its close).
+  void release_reservation();
 
   struct HistoryRow {
     long long step;
@@ -165,20 +203,22 @@ private:
 
   void publish();
 
-  std::string path_;
+  std::string path_, key_; // key_: how errors name the file (output.file, --restart)
+  std::string doing_ = "opening it"; // the phase under way, for failure()
   const ProcessGrid &grid_;
   MPI_Comm comm_;
   bool created_ = false, publish_at_snapshot_ = false;
   long long last_snapshot_step_ = -1;
   PendingOutput output_;  // rank 0, a created file
   WriterLock lock_;       // rank 0, a reopened file
-  h5::Handle file_, particle_group_;
+  h5::Handle file_, particle_group_, history_group_;
   std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
   std::map<std::string, h5::Handle> history_;   // step and the columns
   std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
   OptimizerState optimizer_state_;
   std::vector<std::string> columns_;            // tau, risk, objective, grad_norm, wall_time, extras
   hsize_t snapshots_ = 0, history_rows_ = 0;
+  long long reserved_end_ = 0; // rank 0: end of the blocks reserved for the file
   std::vector<HistoryRow> pending_;
 };
 

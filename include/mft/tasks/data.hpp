@@ -23,6 +23,11 @@ TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t see
 // A data file: d, n and N are the file's.
 TokenData read_data_file(const std::string &path, long long d_out = 1, TokenData *test = nullptr);
 
+// InputError `key = path: NAME has a non-finite value` unless every value is
+// finite (the check of every token and target read from a file).
+void require_finite(const std::string &key, const std::string &path, const std::string &name,
+                    const std::vector<double> &values);
+
 // Moves the sequences from N_keep on out of `data` into the result.
 TokenData split_off(TokenData &data, long long N_keep);
 

@@ -1,0 +1,114 @@
+#include "mft/io/mpi_io_watch.hpp"
+
+#include "mft/core/error.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+namespace mft {
+namespace {
+
+using Describe = std::function<std::string(const std::string &)>;
+
+// The profiling interface gives a wrapped call no argument of mft's, so the
+// watched files and their describe functions live in this table: the one
+// process-wide table of mft, changed only by watch_mpi_file and
+// unwatch_mpi_file (MPI calls come from one thread).
+std::map<MPI_File, Describe> &watched() {
+  static std::map<MPI_File, Describe> table;
+  return table;
+}
+
+// Ends the job when a write to a watched file failed or fell short.
+// `expected`: bytes asked for (-1: a call without a byte count).
+void check_write(MPI_File file, const char *call, int rc, MPI_Count expected, const MPI_Status *status) {
+  const int saved = errno; // the failed system call's
+  const auto it = watched().find(file);
+  if (it == watched().end()) return;
+  MPI_Count written = expected;
+  if (rc == MPI_SUCCESS && expected > 0) MPI_Get_elements_x(status, MPI_BYTE, &written);
+  if (rc == MPI_SUCCESS && written == expected) return;
+  std::string why;
+  if (saved == ENOSPC || saved == EDQUOT || saved == EIO || saved == EROFS || saved == EFBIG ||
+      saved == ESTALE || saved == EACCES || saved == EPERM)
+    why = std::strerror(saved);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    why += (why.empty() ? "" : "; ") + std::string(call) + ": " + text;
+  } else {
+    why += (why.empty() ? "" : " (") + std::string(call) + " wrote " + std::to_string(written) + " of " +
+           std::to_string(expected) + " bytes" + (why.empty() ? "" : ")");
+  }
+  abort_job(it->second(printable(why)));
+}
+
+MPI_Count bytes(int count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  return size * count;
+}
+
+} // namespace
+
+void watch_mpi_file(MPI_File file, Describe describe) { watched()[file] = std::move(describe); }
+
+void unwatch_mpi_file(MPI_File file) { watched().erase(file); }
+
+} // namespace mft
+
+// The profiling-interface definitions (see the header). Each keeps the
+// caller's status when it asks for one.
+namespace {
+
+template <class Call>
+int watched_write(MPI_File file, const char *name, int count, MPI_Datatype type, MPI_Status *status, Call call) {
+  MPI_Status local;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
+  errno = 0;
+  const int rc = call(st);
+  mft::check_write(file, name, rc, mft::bytes(count, type), st);
+  return rc;
+}
+
+} // namespace
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype type,
+                      MPI_Status *status) {
+  return watched_write(fh, "MPI_File_write_at", count, type, status, [&](MPI_Status *st) {
+    return PMPI_File_write_at(fh, offset, buf, count, type, st);
+  });
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype type,
+                          MPI_Status *status) {
+  return watched_write(fh, "MPI_File_write_at_all", count, type, status, [&](MPI_Status *st) {
+    return PMPI_File_write_at_all(fh, offset, buf, count, type, st);
+  });
+}
+
+int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Status *status) {
+  return watched_write(fh, "MPI_File_write", count, type, status,
+                       [&](MPI_Status *st) { return PMPI_File_write(fh, buf, count, type, st); });
+}
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Status *status) {
+  return watched_write(fh, "MPI_File_write_all", count, type, status,
+                       [&](MPI_Status *st) { return PMPI_File_write_all(fh, buf, count, type, st); });
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  errno = 0;
+  const int rc = PMPI_File_set_size(fh, size);
+  mft::check_write(fh, "MPI_File_set_size", rc, -1, nullptr);
+  return rc;
+}
+
+int MPI_File_sync(MPI_File fh) {
+  errno = 0;
+  const int rc = PMPI_File_sync(fh);
+  mft::check_write(fh, "MPI_File_sync", rc, -1, nullptr);
+  return rc;
+}
