@@ -165,6 +165,7 @@ def check_directions(X0, y, cfg, th0, grad, args):
     return ok
 
 
+@mft_io.exit_on_run_file_error
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="an mft train run file with snapshots of steps 0 and 1")

@@ -42,6 +42,15 @@ def conditional_w2_squared(pa, pb):
     return total / L
 
 
+def loss_curve(run):
+    """The history of a run (complete rows), or None when it has none or no
+    row; RunFileError for a damaged one or one without tau and risk."""
+    hist = run.history
+    if not hist or len(next(iter(hist.values()))) == 0:
+        return None
+    return run.training_history(("tau", "risk"))
+
+
 def curve_difference(ha, hb):
     """Largest |R_A - R_B| and largest relative difference over common tau."""
     if ha is None or hb is None:
@@ -55,17 +64,22 @@ def curve_difference(ha, hb):
     return float(diff.max()), float((diff / np.maximum(np.abs(ra[sel]), 1e-300)).max())
 
 
+@mft_io.exit_on_run_file_error
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="two or more mft run files")
     parser.add_argument("-o", "--output", help="PNG to write (default: compare_runs.png beside the first run)")
     parser.add_argument("--snapshot", type=int, default=-1,
-                        help="snapshot row compared in every run (default -1: the last)")
+                        help="complete snapshot compared in every run, negative counting back from the last "
+                             "(default -1: the last complete one)")
     args = parser.parse_args(argv)
     if len(args.runs) < 2:
         parser.error("give at least two run files")
 
     runs = [mft_io.open_run(p) for p in args.runs]
+    for r in runs:
+        r.require_species("Q", "K", "V")
+    curves = [loss_curve(r) for r in runs]
     shapes = {tuple(r.particles(args.snapshot)["Q"].shape[i] for i in (0, 2, 3)) for r in runs}
     if len(shapes) != 1:
         sys.exit("error: the runs differ in L, d_h or d; their particle measures do not compare")
@@ -77,7 +91,7 @@ def main(argv=None):
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
             w2 = conditional_w2_squared(parts[i], parts[j])
-            dmax, rmax = curve_difference(runs[i].history, runs[j].history)
+            dmax, rmax = curve_difference(curves[i], curves[j])
             rows.append((names[i], names[j], w2, dmax, rmax))
             print(f"{names[i]:>20} {names[j]:>20} {w2:14.6e} {dmax:14.6e} {rmax:10.3e}")
 
@@ -86,8 +100,7 @@ def main(argv=None):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, r in zip(names, runs):
-        h = r.history
+    for name, r, h in zip(names, runs, curves):
         if h is not None:
             ax.semilogy(h["tau"], h["risk"], label=f"{name}: M={r.config['model.heads']}, L={r.config['model.slices']}")
     ax.set_xlabel("training time τ")

@@ -19,7 +19,6 @@ final R, wall seconds, steps and fitted rate goes to stdout.
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 
@@ -43,11 +42,12 @@ def fit_window(tau, args):
 
 
 def load_history(path):
-    """The history and configuration of a run file, or exit with a one-line error."""
+    """The history (its complete rows) and configuration of a run file;
+    exits with a one-line error for a file that is not an mft/1 run and
+    raises mft.io.RunFileError for one without a training history or with a
+    damaged one."""
     run = mft_io.open_run(path)
-    hist = run.history
-    if hist is None or len(hist["tau"]) == 0:
-        sys.exit(f"error: {path}: no /history (not a training run)")
+    hist = run.training_history(("step", "tau", "risk", "objective", "wall_time"))
     return hist, run.config
 
 
@@ -160,6 +160,7 @@ def plot_compare(paths, histories, labels, args, plt):
     print(f"wrote {out}")
 
 
+@mft_io.exit_on_run_file_error
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="mft train run files (two or more: compare them)")

@@ -5,7 +5,18 @@ that is not an mft/1 run with a one-line error. Besides plain NumPy arrays,
 a `Run` gives its particles as labelled arrays (`particles_xarray`, needs
 xarray) and its history as a table (`history_frame`, needs pandas); those
 two libraries are imported only when these methods are called.
+
+A run killed while it wrote a snapshot (a crash, a full disk) leaves rows
+past the last complete one: half written, often zeros, and the datasets may
+then differ in length. mft counts the complete rows in the attributes
+`/particles.complete` (snapshots: rows of every /particles and /optimizer
+dataset) and `/history.complete` (rows of every /history dataset), and a
+`Run` only ever shows the rows before them. A file whose counts contradict
+its datasets is damaged: every accessor raises RunFileError, one line, and
+a tool's `main` wrapped in `exit_on_run_file_error` prints it as
+`error: ...` instead of a traceback.
 """
+import functools
 import os
 import sys
 
@@ -23,11 +34,49 @@ HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
 
 
 class RunFileError(Exception):
-    """A file that is missing, not HDF5, or not an mft/1 run."""
+    """A file that is missing, not HDF5, not an mft/1 run, or damaged (row
+    counts that contradict its datasets, a dataset HDF5 cannot read)."""
 
 
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _one_line(text):
+    """The first line of an error text (HDF5's messages span several)."""
+    lines = str(text).strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _integer(value):
+    """An attribute as a Python int when it is one integer (a scalar, not a
+    float, a bool or an array), else None."""
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, np.integer):
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _by_rows(rows):
+    """{dataset: rows} as '/particles/step, /particles/tau: 10 rows; /particles/Q: 11 rows'."""
+    groups = {}
+    for name, count in rows.items():
+        groups.setdefault(count, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {count} rows" for count, names in groups.items())
+
+
+def exit_on_run_file_error(main):
+    """Wraps a tool's `main`: a RunFileError raised anywhere in it (a damaged
+    history found long after `open_run`) ends the program with exit status 1
+    and the one line `error: ...` on stderr instead of a traceback."""
+    @functools.wraps(main)
+    def guarded(*args, **kwargs):
+        try:
+            return main(*args, **kwargs)
+        except RunFileError as e:
+            sys.exit(f"error: {_one_line(e)}")
+    return guarded
 
 
 def _columns(a):
@@ -51,7 +100,7 @@ class Run:
         fmt = _text(self.file.attrs.get("format", ""))
         if fmt != FORMAT:
             raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
-        for required in ("config", "data/tokens", "data/targets", "particles/step"):
+        for required in ("config", "data/tokens", "data/targets", "particles/step", "particles/tau"):
             if required not in self.file:
                 raise RunFileError(f"{path}: incomplete mft run file (no /{required})")
 
@@ -87,50 +136,127 @@ class Run:
         """Held-out targets (N_test, d_out), or None when the file has none."""
         return _columns(self.file["data/test_targets"][...]) if "data/test_targets" in self.file else None
 
+    def _read(self, name, rows=Ellipsis):
+        """Rows `rows` (an index or a slice) of dataset /`name`; RunFileError
+        when HDF5 cannot read them (a truncated file)."""
+        try:
+            return self.file[name][rows]
+        except (OSError, RuntimeError) as e:
+            raise RunFileError(f"{self.path}: /{name} cannot be read ({_one_line(e)})") from None
+
+    def _row_counts(self, group, names=None):
+        """{'/group/name': rows} of the datasets of /`group` (those in `names`
+        when given); a dataset with no rows (a scalar) is damage."""
+        out = {}
+        for name, ds in self.file[group].items():
+            if not isinstance(ds, h5py.Dataset) or (names is not None and name not in names):
+                continue
+            if ds.ndim == 0:
+                raise RunFileError(f"{self.path}: damaged run file: /{group}/{name} is a scalar, "
+                                   "not one row per snapshot")
+            out[f"/{group}/{name}"] = ds.shape[0]
+        return out
+
+    @functools.cached_property
+    def snapshot_count(self):
+        """The number of complete snapshots: `/particles.complete`, which
+        every /particles and /optimizer dataset must reach (rows past it are
+        a snapshot cut short and never shown). Files written before the
+        attribute give the common row count of /particles/step,
+        /particles/tau and the datasets of `species`. RunFileError when the
+        attribute is not a non-negative integer, when a dataset is shorter
+        than it, or, without it, when those datasets differ in rows."""
+        particles = self._row_counts("particles")
+        optimizer = self._row_counts("optimizer") if "optimizer" in self.file else {}
+        attrs = self.file["particles"].attrs
+        if "complete" in attrs:
+            complete = _integer(attrs["complete"])
+            if complete is None or complete < 0:
+                raise RunFileError(f"{self.path}: damaged run file: /particles.complete is "
+                                   f"{_text(attrs['complete'])!r}, not a count of snapshots")
+        else:
+            counted = self._row_counts("particles", {"step", "tau", *self.species})
+            if len(set(counted.values())) > 1:
+                raise RunFileError(f"{self.path}: damaged run file: the /particles datasets differ in rows "
+                                   f"and no /particles.complete says which are complete ({_by_rows(counted)})")
+            complete = counted["/particles/step"]
+        short = {name: rows for name, rows in {**particles, **optimizer}.items() if rows < complete}
+        if short:
+            raise RunFileError(f"{self.path}: damaged run file: {complete} complete snapshots, "
+                               f"but {_by_rows(short)}")
+        return complete
+
+    def snapshot_row(self, index):
+        """The row of complete snapshot `index` (0, 1, ...; negative counts
+        back from the last complete one, -1 being it), or RunFileError
+        naming the valid range."""
+        n = self.snapshot_count
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise RunFileError(f"{self.path}: snapshot index {index!r} is not an integer")
+        if not -n <= index < n:
+            valid = f"0 to {n - 1}, or -{n} to -1 from the last" if n else "none: the file has no complete snapshot"
+            raise RunFileError(f"{self.path}: no snapshot {index} (valid indices: {valid})")
+        return int(index) % n
+
     @property
     def snapshot_steps(self):
-        return self.file["particles/step"][...]
+        """The training step of each complete snapshot."""
+        return self._read("particles/step", slice(0, self.snapshot_count))
 
     @property
     def snapshot_taus(self):
-        return self.file["particles/tau"][...]
+        """The training time tau of each complete snapshot."""
+        return self._read("particles/tau", slice(0, self.snapshot_count))
 
     @property
     def species(self):
         """{particle dataset name: 'heads' or 'neurons'} for the datasets of
-        /particles with a `species` attribute; files without the attribute
-        give those of Q, K, V, W1, W2 that are present."""
+        /particles with a `species` attribute, and for the datasets named
+        Q, K, V, W1, W2 without one (kinds of SPECIES_KINDS: files written
+        before the attribute, or a dataset that lost it)."""
         g = self.file["particles"]
-        tagged = {name: _text(ds.attrs["species"]) for name, ds in g.items()
-                  if isinstance(ds, h5py.Dataset) and "species" in ds.attrs}
-        if not tagged:
-            tagged = {name: SPECIES_KINDS[name] for name in SPECIES if name in g}
-        order = sorted(tagged, key=lambda n: (SPECIES.index(n) if n in SPECIES else len(SPECIES), n))
-        return {name: tagged[name] for name in order}
+        datasets = {name: ds for name, ds in g.items() if isinstance(ds, h5py.Dataset)}
+        kinds = {name: _text(ds.attrs["species"]) for name, ds in datasets.items() if "species" in ds.attrs}
+        for name in SPECIES:
+            if name in datasets and name not in kinds:
+                kinds[name] = SPECIES_KINDS[name]
+        order = sorted(kinds, key=lambda n: (SPECIES.index(n) if n in SPECIES else len(SPECIES), n))
+        return {name: kinds[name] for name in order}
+
+    def require_species(self, *names):
+        """RunFileError, one line, unless the file has every particle
+        dataset in `names` (what a tool needs, e.g. Q, K, V)."""
+        kinds = self.species
+        missing = [name for name in names if name not in kinds]
+        if missing:
+            raise RunFileError(f"{self.path}: no particle dataset {', '.join(missing)} "
+                               f"(the file has {', '.join(kinds) or 'none'})")
 
     def particles(self, index):
-        """Snapshot `index` (a row of /particles; negative counts from the end)
-        as {'Q': (L, M, d_h, d), 'K': ..., 'V': (L, M, d, d)[, 'W1', 'W2', ...]}:
-        every particle dataset that `species` lists."""
-        g = self.file["particles"]
-        return {s: g[s][index] for s in self.species}
+        """Complete snapshot `index` (see `snapshot_row`) as {'Q': (L, M,
+        d_h, d), 'K': ..., 'V': (L, M, d, d)[, 'W1', 'W2', ...]}: every
+        particle dataset that `species` lists."""
+        row = self.snapshot_row(index)
+        return {s: self._read("particles/" + s, row) for s in self.species}
 
     def optimizer_state(self, index):
-        """The optimiser's state written with snapshot `index` (a row of
-        /particles), or None when the run keeps none (flow, sgd): {'t': int,
-        'm': {'Q': array like particles(index)['Q'], ...}, 'v': {...}} for
-        every array `a` of /optimizer/a_<dataset>."""
+        """The optimiser's state written with complete snapshot `index`, or
+        None when the run keeps none (flow, sgd): {'t': int, 'm': {'Q': array
+        like particles(index)['Q'], ...}, 'v': {...}} for every array `a` of
+        /optimizer/a_<dataset>."""
         if "optimizer" not in self.file:
             return None
+        row = self.snapshot_row(index)
         g = self.file["optimizer"]
-        out = {"t": int(g["t"][index])} if "t" in g else {}
+        out = {"t": int(self._read("optimizer/t", row))} if "t" in g else {}
         for name in self.species:
             for key in g:
                 if key.endswith("_" + name) and isinstance(g[key], h5py.Dataset):
-                    out.setdefault(key[: -len(name) - 1], {})[name] = g[key][index]
+                    out.setdefault(key[: -len(name) - 1], {})[name] = self._read(f"optimizer/{key}", row)
         return out
 
     def snapshot_index(self, step):
+        """The row of the last complete snapshot of training step `step`."""
         rows = np.flatnonzero(self.snapshot_steps == step)
         if rows.size == 0:
             raise RunFileError(f"{self.path}: no particle snapshot of step {step}")
@@ -141,33 +267,67 @@ class Run:
         """Every dataset of /history as an array ('step', 'tau', 'risk',
         'objective', 'grad_norm', 'wall_time', and 'accuracy', 'test_risk',
         'test_accuracy', 'batch_risk', 'ntk_lambda_min', 'ntk_lambda_max' when
-        the run wrote them), or None."""
+        the run wrote them), or None: the first `/history.complete` rows,
+        which every dataset must reach (rows past it are cut short). Files
+        written before the attribute must have columns of one length.
+        RunFileError otherwise, and for a /history member that is not a
+        one-dimensional dataset."""
         if "history" not in self.file:
             return None
-        return {k: v[...] for k, v in self.file["history"].items()}
+        g = self.file["history"]
+        lengths = {}
+        for name, ds in g.items():
+            if not isinstance(ds, h5py.Dataset) or ds.ndim != 1:
+                what = f"shape {ds.shape}" if isinstance(ds, h5py.Dataset) else "a group"
+                raise RunFileError(f"{self.path}: damaged run file: /history/{name} is {what}, "
+                                   "not one value per history row")
+            lengths[name] = ds.shape[0]
+        if "complete" in g.attrs:
+            rows = _integer(g.attrs["complete"])
+            if rows is None or rows < 0:
+                raise RunFileError(f"{self.path}: damaged run file: /history.complete is "
+                                   f"{_text(g.attrs['complete'])!r}, not a count of rows")
+            short = {f"/history/{name}": n for name, n in lengths.items() if n < rows}
+            if short:
+                raise RunFileError(f"{self.path}: damaged run file: /history.complete is {rows}, "
+                                   f"but {_by_rows(short)}")
+        else:
+            if len(set(lengths.values())) > 1:
+                raise RunFileError(f"{self.path}: ragged /history (columns of different lengths and no "
+                                   f"/history.complete): {_by_rows({f'/history/{k}': n for k, n in lengths.items()})}")
+            rows = next(iter(lengths.values()), 0)
+        return {name: self._read("history/" + name, slice(0, rows)) for name in lengths}
+
+    def training_history(self, columns=("step", "tau", "risk", "objective")):
+        """`history` for a tool that needs a training run's: RunFileError
+        when the file has no /history, no complete row, or lacks one of
+        `columns`."""
+        hist = self.history
+        if not hist or len(next(iter(hist.values()))) == 0:
+            raise RunFileError(f"{self.path}: no /history (not a training run)")
+        missing = [c for c in columns if c not in hist]
+        if missing:
+            raise RunFileError(f"{self.path}: /history has no {', '.join(missing)}")
+        return hist
 
     def particles_xarray(self, name):
         """Particle dataset `name` ('Q', 'K', 'V', 'W1', ...; see `species`)
-        over all snapshots as an xarray.DataArray with dims ("snapshot",
-        "slice", "head", "row", "col") ("neuron" instead of "head" for the
-        MLP's particles): coordinates `step` and `tau` along "snapshot" (the
-        rows of /particles/step and /particles/tau; "snapshot" itself has no
-        index, select rows with `.isel(snapshot=k)` or swap in step with
+        over the complete snapshots as an xarray.DataArray with dims
+        ("snapshot", "slice", "head", "row", "col") ("neuron" instead of
+        "head" for the MLP's particles): coordinates `step` and `tau` along
+        "snapshot" (`snapshot_steps`, `snapshot_taus`; "snapshot" itself has
+        no index, select rows with `.isel(snapshot=k)` or swap in step with
         `.swap_dims(snapshot="step")`), and `slice`, `head` (or `neuron`) as
         0, 1, ...; `row` and `col` index the particle's matrix."""
         import xarray as xr
 
+        self.require_species(name)
         kinds = self.species
-        if name not in kinds:
-            raise RunFileError(f"{self.path}: no particle dataset {name!r} (the file has {', '.join(kinds) or 'none'})")
-        values = self.file["particles"][name][...]
+        values = self._read(f"particles/{name}", slice(0, self.snapshot_count))
         if values.ndim != 5:
             raise RunFileError(f"{self.path}: /particles/{name} has shape {values.shape}, "
                                "expected (snapshots, L, M, rows, cols)")
         steps, taus = self.snapshot_steps, self.snapshot_taus
-        if not len(steps) == len(taus) == values.shape[0]:
-            raise RunFileError(f"{self.path}: /particles/{name} has {values.shape[0]} snapshots, "
-                               f"/particles/step {len(steps)} and /particles/tau {len(taus)}")
         unit = {"heads": "head", "neurons": "neuron"}.get(kinds[name], "particle")
         return xr.DataArray(
             values,
@@ -179,10 +339,10 @@ class Run:
         )
 
     def history_frame(self):
-        """/history as a pandas.DataFrame, one row per history row and one
-        column per dataset (step, tau, risk, objective, grad_norm, wall_time
-        first, then the others the run wrote, alphabetically), or None when
-        the file has no /history."""
+        """/history as a pandas.DataFrame, one row per complete history row
+        and one column per dataset (step, tau, risk, objective, grad_norm,
+        wall_time first, then the others the run wrote, alphabetically), or
+        None when the file has no /history; RunFileError as for `history`."""
         hist = self.history
         if hist is None:
             return None
@@ -201,4 +361,4 @@ def open_run(path):
     try:
         return Run(path)
     except RunFileError as e:
-        sys.exit(f"error: {e}")
+        sys.exit(f"error: {_one_line(e)}")

@@ -42,8 +42,11 @@ def run_row(args, label, keys, workdir, tokens):
            "--data.tokens", str(tokens), "--cgf.radius", "1.2", "--output.file", out] + keys
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"error: {label}: mft ntk failed: {(done.stderr or done.stdout).strip().splitlines()[-1]}")
+        said = (done.stderr or done.stdout).strip().splitlines()
+        sys.exit(f"error: {label}: mft ntk failed: {said[-1] if said else f'exit status {done.returncode}'}")
     run = mft_io.open_run(out)
+    if "ntk" not in run.file:
+        raise mft_io.RunFileError(f"{out}: no /ntk (mft ntk wrote no NTK)")
     a = dict(run.file["ntk"].attrs)
     return {
         "family": label,
@@ -53,6 +56,7 @@ def run_row(args, label, keys, workdir, tokens):
     }
 
 
+@mft_io.exit_on_run_file_error
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=2, help="MPI ranks per run (default 2)")

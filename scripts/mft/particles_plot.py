@@ -33,20 +33,25 @@ def pca_2d(points):
     return centred @ basis
 
 
+@mft_io.exit_on_run_file_error
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="an mft run file")
     parser.add_argument("-o", "--output", help="PNG to write (default: RUN_particles.png)")
     parser.add_argument("--snapshots", type=int_list, default=None,
-                        help="snapshot rows, comma-separated, negative from the end (default: first and last)")
+                        help="complete snapshots, comma-separated, negative counting back from the last "
+                             "(default: first and last)")
     parser.add_argument("--slices", type=int_list, default=None,
                         help="depth slices to show (default: up to 4, evenly spaced)")
     args = parser.parse_args(argv)
 
     run = mft_io.open_run(args.run)
+    run.require_species("Q", "K", "V")
     steps = run.snapshot_steps
-    rows = args.snapshots if args.snapshots is not None else sorted({0, len(steps) - 1})
-    rows = [r % len(steps) for r in rows]
+    if args.snapshots is None:
+        rows = sorted({run.snapshot_row(0), run.snapshot_row(-1)})
+    else:
+        rows = [run.snapshot_row(r) for r in args.snapshots]
     snaps = [run.particles(r) for r in rows]
     L = snaps[0]["Q"].shape[0]
     slices = args.slices if args.slices is not None else sorted(set(np.linspace(0, L - 1, min(L, 4)).round().astype(int)))

@@ -8,10 +8,12 @@ experiments: small models stall, wide or deep ones reach R ~ 0).
 import argparse
 import collections
 import csv
+import difflib
 import os
+import stat
+import subprocess
 import sys
-
-from . import io as mft_io
+import unicodedata
 
 # The columns of the collected table, in this order.
 COLUMNS = ["file", "M", "L", "steps", "tau", "R0", "R", "Q"]
@@ -19,30 +21,49 @@ COLUMNS = ["file", "M", "L", "steps", "tau", "R0", "R", "Q"]
 TABLE_USAGE = """Reads a sweep table: a CSV file whose header names mft configuration keys
 (model.heads, readout.weights, ...) and whose rows are runs; lines whose first
 non-blank character is '#' and blank lines are skipped, spaces around keys and
-values are dropped, and a value holding commas is quoted ("0.5,0.25").
+values are dropped, and a value holding commas is quoted ("0.5,0.25"). The
+table is UTF-8 (a leading byte-order mark, as spreadsheets write, is dropped)
+and a regular file (a FIFO, a device or a folder is refused before it is
+opened). No control character but tab may appear in it (NUL, escape, ...;
+CR and LF only end lines): each cell becomes one argument of mft. The table
+may not set output.file: each task writes runs/sweep-ARRAYJOB-TASK.h5 itself.
 
   python3 -m mft.sweep count TABLE        prints the number of rows
   python3 -m mft.sweep args TABLE TASK    prints row TASK (0-based) as mft options,
                                           --key value ..., each followed by a NUL byte;
                                           an empty value leaves its key unset
+  python3 -m mft.sweep check TABLE --keys-from FILE
+  python3 -m mft.sweep check TABLE --mft PROGRAM
+                                          checks every row and that every header key
+                                          is an mft configuration key: one a line in
+                                          FILE ('-': stdin), the output of `mft --keys`,
+                                          or as PROGRAM --keys prints them; then prints
+                                          the number of rows (scripts/slurm/submit_sweep.sh
+                                          runs it before it submits)
   python3 -m mft.sweep collect RUN.h5 ... the same as scripts/collect_sweep.py
 
-Exit status 2, with one line naming the table and the row, for a table that
-cannot be read, a row with another number of fields than the header, an empty
-or repeated key, an unbalanced quote, or a row TASK that the table lacks.
+Exit status 2, with one line naming the table and the row or line, for a table
+that cannot be read, a row with another number of fields than the header, an
+empty, repeated or (check) unknown key, an unbalanced quote, a control
+character (with its column), or a row TASK that the table lacks; check also
+for a key list that cannot be read.
 """
+# Keys a sweep table may not set, and why: the task sets them itself.
+TASK_KEYS = {"output.file": "each task writes runs/sweep-ARRAYJOB-TASK.h5 (set by sweep.sbatch; "
+                            "mft refuses a key given twice)"}
 
 
 class SweepTableError(Exception):
-    """A sweep table that cannot be read, or a row that it lacks."""
+    """A sweep table that cannot be read, a row that it lacks, or a header
+    key that is not in the key list it is checked against."""
 
 
 def _run_row(path):
+    from . import io as mft_io
+
     run = mft_io.Run(path)
     try:
-        hist = run.history
-        if hist is None or len(hist["step"]) == 0:
-            raise mft_io.RunFileError(f"{path}: no /history (not a training run)")
+        hist = run.training_history()
         cfg = run.config
         return {"file": os.path.basename(path), "M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]),
                 "steps": int(hist["step"][-1]), "tau": float(hist["tau"][-1]),
@@ -54,8 +75,9 @@ def _run_row(path):
 def collect(paths):
     """The final values of each training run in `paths` as a pandas.DataFrame
     with COLUMNS (file: the basename; M, L; steps, tau, R and Q of the last
-    history row; R0 the initial risk), sorted by L, M and file. Raises
-    mft.io.RunFileError for a file that is not an mft/1 training run."""
+    complete history row; R0 the initial risk), sorted by L, M and file.
+    Raises mft.io.RunFileError for a file that is not an mft/1 training run
+    or whose history is damaged."""
     import pandas as pd
 
     frame = pd.DataFrame([_run_row(path) for path in paths], columns=COLUMNS)
@@ -111,6 +133,8 @@ def main(argv=None):
     parser.add_argument("--plot", help="PNG file to write")
     args = parser.parse_args(argv)
 
+    from . import io as mft_io  # here: the sweep-table commands need neither h5py nor numpy
+
     try:
         frame = collect(args.runs)
     except mft_io.RunFileError as e:
@@ -126,44 +150,158 @@ def main(argv=None):
 
 # Sweep tables: the runs of a Slurm sweep (scripts/slurm/sweep.sbatch).
 
+def _kind(mode):
+    """What a file that is not a regular file is, in words."""
+    for test, word in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return word
+    return "an unknown kind of file"
+
+
+def _table_text(table):
+    """The text of the table file, without a leading UTF-8 byte-order mark.
+    Only a regular file is opened: reading a FIFO would wait for a writer
+    forever, a device may never end. The stat before the open keeps the
+    open off devices; the open does not block (O_NONBLOCK) and its fstat
+    catches a file swapped in between."""
+    try:
+        mode = os.stat(table).st_mode
+        if not stat.S_ISREG(mode):
+            raise SweepTableError(f"{table}: {_kind(mode)}, not a regular file: a sweep table is a CSV file")
+        with open(os.open(table, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise SweepTableError(f"{table}: {_kind(mode)}, not a regular file: a sweep table is a CSV file")
+            data = f.read()
+    except OSError as e:
+        raise SweepTableError(f"{table}: cannot read it ({e.strerror or e})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise SweepTableError(f"{table}: not UTF-8 text (byte {e.start} of the file)") from None
+
+
+def _control(text):
+    """The first control character of `text` other than tab, or None."""
+    return next((c for c in text if c != "\t" and unicodedata.category(c) == "Cc"), None)
+
+
+def _named(c):
+    return "a NUL byte" if c == "\0" else f"the control character U+{ord(c):04X}"
+
+
+def read_table(table):
+    """The sweep table `table` (a CSV file path) as (header line number,
+    keys, rows): see `sweep_rows`."""
+    text = _table_text(table)
+    numbered = list(enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1))
+    lines = []
+    for number, line in numbered:
+        if line.strip() and not line.lstrip().startswith("#"):
+            lines.append((number, line))
+        elif _control(line) is not None:
+            raise SweepTableError(f"{table}: line {number} (blank or a comment) holds {_named(_control(line))}; "
+                                  "no control character but tab may appear in a table")
+    if not lines:
+        raise SweepTableError(f"{table}: no header (every line is blank or a comment)")
+
+    def fields(number, line, what, keys=None):
+        c = _control(line)
+        if c is not None:
+            # The column is found before anything else is checked: csv keeps control characters in the field.
+            raw = next(csv.reader([line], skipinitialspace=True))
+            i = next((k for k, x in enumerate(raw) if c in x), len(raw))
+            column = keys[i] if keys is not None and i < len(keys) else str(i + 1)
+            raise SweepTableError(f"{table}: {what} (line {number}), column {column}, holds {_named(c)}; "
+                                  "no control character but tab may appear in a cell")
+        if line.count('"') % 2:
+            raise SweepTableError(f"{table}: {what} (line {number}) has an unbalanced quote")
+        return [x.strip() for x in next(csv.reader([line], skipinitialspace=True))]
+
+    header, line = lines[0]
+    keys = fields(header, line, "the header")
+    for i, key in enumerate(keys):
+        if not key:
+            raise SweepTableError(f"{table}: the header (line {header}) has an empty key in column {i + 1}")
+        if keys.index(key) != i:
+            raise SweepTableError(f"{table}: the header (line {header}) names {key} twice")
+        if key in TASK_KEYS:
+            raise SweepTableError(f"{table}: the header (line {header}), column {i + 1}, names {key}, "
+                                  f"which a table may not set: {TASK_KEYS[key]}")
+    rows = []
+    for task, (number, line) in enumerate(lines[1:]):
+        values = fields(number, line, f"row {task}", keys)
+        if len(values) != len(keys):
+            raise SweepTableError(f"{table}: row {task} (line {number}) has {len(values)} fields, "
+                                  f"the header {len(keys)}")
+        rows.append(dict(zip(keys, values)))
+    return header, keys, rows
+
+
 def sweep_rows(table):
     """The runs of the sweep table `table` (a CSV file path) in table order,
     each {configuration key: value} with the keys of the header, values as
     strings ('' for an empty field). Lines whose first non-blank character
     is '#' and blank lines are skipped; spaces around keys and values are
     dropped; a quoted field may hold commas ("0.5,0.25") and doubled quotes,
-    not line breaks. Raises SweepTableError naming the table and the row."""
-    try:
-        with open(table, newline="") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise SweepTableError(f"{table}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
-    lines = [(number, line)
-             for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise SweepTableError(f"{table}: no header (every line is blank or a comment)")
+    not line breaks. The file must be a regular file of UTF-8 text (a
+    leading byte-order mark is dropped) with no control character but tab
+    (a NUL would split a cell into two arguments of mft), and the header
+    may not name a key of TASK_KEYS. Raises SweepTableError naming the
+    table and the row or line (and the column of a control character)."""
+    return read_table(table)[2]
 
-    def fields(number, line, what):
-        if line.count('"') % 2:
-            raise SweepTableError(f"{table}: {what} (line {number}) has an unbalanced quote")
-        return [x.strip() for x in next(csv.reader([line], skipinitialspace=True))]
 
-    number, line = lines[0]
-    keys = fields(number, line, "the header")
+def check_table(table, known):
+    """The rows of the sweep table (`sweep_rows`) after checking that every
+    header key is in `known`, mft's configuration keys: a key mft does not
+    know would fail every task of the array once it runs. Raises
+    SweepTableError naming the first unknown key, its line and column."""
+    header, keys, rows = read_table(table)
     for i, key in enumerate(keys):
-        if not key:
-            raise SweepTableError(f"{table}: the header (line {number}) has an empty key in column {i + 1}")
-        if keys.index(key) != i:
-            raise SweepTableError(f"{table}: the header (line {number}) names {key} twice")
-    rows = []
-    for task, (number, line) in enumerate(lines[1:]):
-        values = fields(number, line, f"row {task}")
-        if len(values) != len(keys):
-            raise SweepTableError(f"{table}: row {task} (line {number}) has {len(values)} fields, "
-                                  f"the header {len(keys)}")
-        rows.append(dict(zip(keys, values)))
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            raise SweepTableError(f"{table}: the header (line {header}), column {i + 1}, names {key!r}, "
+                                  "which is not an mft configuration key (mft --keys lists them)"
+                                  + (f"; did you mean {close[0]}?" if close else ""))
     return rows
+
+
+def _key_list(text, source):
+    keys = {line.strip() for line in text.splitlines() if line.strip()}
+    if not keys:
+        raise SweepTableError(f"{source}: no configuration keys (expected the output of mft --keys, one a line)")
+    return keys
+
+
+def keys_from(path):
+    """mft's configuration keys from a file holding the output of `mft
+    --keys` (one a line; '-': standard input)."""
+    try:
+        if path == "-":
+            return _key_list(sys.stdin.read(), "standard input")
+        with open(path, encoding="utf-8") as f:
+            return _key_list(f.read(), path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise SweepTableError(f"{path}: cannot read the key list ({getattr(e, 'strerror', None) or e})") from None
+
+
+def keys_of_program(program, timeout=120):
+    """mft's configuration keys as the program `program` prints them with
+    `--keys` (run on its own, no MPI launcher)."""
+    try:
+        done = subprocess.run([program, "--keys"], stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout)
+    except OSError as e:
+        raise SweepTableError(f"{program}: cannot run it ({e.strerror or e})") from None
+    except subprocess.TimeoutExpired:
+        raise SweepTableError(f"{program} --keys: no answer in {timeout} s") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()
+        raise SweepTableError(f"{program} --keys failed (exit status {done.returncode}"
+                              + (f": {said[-1].strip()})" if said else ")"))
+    return _key_list(done.stdout.decode(errors="replace"), f"{program} --keys")
 
 
 def sweep_args(table, task):
@@ -182,7 +320,8 @@ def sweep_args(table, task):
 
 
 def table_main(argv=None):
-    """`python3 -m mft.sweep count TABLE | args TABLE TASK | collect RUN.h5 ...`"""
+    """`python3 -m mft.sweep count TABLE | args TABLE TASK | check TABLE
+    (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ...`"""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv else None
     if command == "collect":
@@ -190,14 +329,19 @@ def table_main(argv=None):
     if command in ("-h", "--help"):
         print(TABLE_USAGE, end="")
         return 0
-    shapes = {"count": 1, "args": 2}
-    if command not in shapes or len(argv) != 1 + shapes[command]:
-        print("usage: python3 -m mft.sweep {count TABLE | args TABLE TASK | collect RUN.h5 ...} (--help)",
-              file=sys.stderr)
+    shapes = {"count": 1, "args": 2, "check": 3}
+    if (command not in shapes or len(argv) != 1 + shapes[command]
+            or (command == "check" and argv[2] not in ("--keys-from", "--mft"))):
+        print("usage: python3 -m mft.sweep {count TABLE | args TABLE TASK | "
+              "check TABLE (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ...} (--help)", file=sys.stderr)
         return 2
     try:
         if command == "count":
             print(len(sweep_rows(argv[1])))
+        elif command == "check":
+            sweep_rows(argv[1])  # a table that cannot be read is refused before mft runs
+            known = keys_from(argv[3]) if argv[2] == "--keys-from" else keys_of_program(argv[3])
+            print(len(check_table(argv[1], known)))
         else:
             try:
                 task = int(argv[2])

@@ -2,7 +2,8 @@
 """The mft Python package (scripts/mft) on synthetic mft/1 run files written
 here with h5py: the labelled particles and the history table against the raw
 datasets, the sweep-table reader (module and command line, and the Slurm
-scripts that call it), and scripts/collect_sweep.py.
+scripts that call it), and scripts/collect_sweep.py; with them the tests of
+damaged run files and hostile sweep tables (damaged_inputs.py).
 
   /usr/bin/python3 tests/python/test_package.py [-v]
 """
@@ -18,60 +19,13 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = ROOT / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fixtures import ENV, PYTHON, ROOT, SCRIPTS, stand_in_mft, write_run  # noqa: E402
 import mft  # noqa: E402
 from mft import io as mft_io  # noqa: E402
 from mft import sweep  # noqa: E402
-
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-ENV = dict(os.environ, PYTHONPATH=str(SCRIPTS))
-
-
-def write_run(path, *, M=3, L=2, d=4, d_h=2, S=3, T=5, seed=0, mlp=True, history=True):
-    """A small mft/1 run file: /config, /data, S snapshots of Q, K, V (and W1,
-    W2 with M_f = M + 2 neurons of width 3), T history rows. Returns the
-    arrays written."""
-    rng = np.random.default_rng(seed)
-    N, n, M_f, d_f = 5, 4, M + 2, 3
-    arrays = {
-        "step": np.arange(S, dtype=np.int64) * 10,
-        "tau": np.arange(S) * 10 * 0.1 + rng.random() * 1e-3,
-        "Q": rng.standard_normal((S, L, M, d_h, d)),
-        "K": rng.standard_normal((S, L, M, d_h, d)),
-        "V": rng.standard_normal((S, L, M, d, d)),
-    }
-    if mlp:
-        arrays["W1"] = rng.standard_normal((S, L, M_f, d_f, d))
-        arrays["W2"] = rng.standard_normal((S, L, M_f, d, d_f))
-    hist = {
-        "step": np.arange(T, dtype=np.int64),
-        "tau": np.arange(T) * 0.1,
-        "risk": np.exp(-np.arange(T) * 0.3) * (1 + 0.1 * rng.random()),
-        "grad_norm": rng.random(T),
-        "wall_time": np.cumsum(rng.random(T)),
-        "accuracy": rng.random(T),
-    }
-    hist["objective"] = hist["risk"] + 0.01 * rng.random(T)
-    with h5py.File(path, "w") as f:
-        f.attrs["format"] = "mft/1"
-        f.attrs["mft_version"] = "test"
-        f.attrs["ranks"] = 1
-        cfg = f.create_group("config")
-        for key, value in {"model.d": d, "model.head_dim": d_h, "model.heads": M, "model.slices": L,
-                           "data.sequences": N, "data.tokens": n, "data.task": "icl-linear",
-                           "train.dtau": 0.1, "train.lambda": 0.0, "train.steps": T - 1,
-                           "readout.weights": "0.5,0.25"}.items():
-            cfg.attrs[key] = value
-        f["data/tokens"] = rng.standard_normal((N, n, d))
-        f["data/targets"] = rng.standard_normal((N, 1))
-        for name, a in arrays.items():
-            f["particles/" + name] = a
-        if history:
-            for name, a in hist.items():
-                f["history/" + name] = a
-    return arrays, hist
+# Damaged run files and hostile sweep tables, run with these tests.
+from damaged_inputs import DamagedRun, HostileSweepTable  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
@@ -80,7 +34,7 @@ class Package(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def test_lazy_imports(self):
-        code = ("import sys; import mft; assert 'h5py' not in sys.modules; import mft.io; "
+        code = ("import sys; import mft, mft.sweep; assert 'h5py' not in sys.modules; import mft.io; "
                 "assert 'xarray' not in sys.modules and 'pandas' not in sys.modules, 'eager import'; "
                 "assert mft.open_run is mft.io.open_run and mft.Run is mft.io.Run; print('ok')")
         done = subprocess.run([PYTHON, "-c", code], env=ENV, capture_output=True, text=True)
@@ -274,7 +228,9 @@ class SweepTable(unittest.TestCase):
         sbatch = bin_dir / "sbatch"
         sbatch.write_text('#!/usr/bin/env bash\necho "$*" >>"$SBATCH_LOG"\necho 41\n')
         sbatch.chmod(0o755)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}", SBATCH_LOG=str(self.tmp / "sbatch.log"))
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}", SBATCH_LOG=str(self.tmp / "sbatch.log"),
+                   MFT_BUILD=str(self.tmp / "build"))
+        stand_in_mft(self.tmp / "build")  # its --keys lists the table's keys
         done = subprocess.run(["bash", str(SCRIPTS / "slurm" / "submit_sweep.sh"), t], env=env, cwd=self.tmp,
                               capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
