@@ -1,58 +1,46 @@
+// The HDF5 handles, the error checks and the writing side of h5.hpp (the
+// reading side: h5_input.cpp).
 #include "mft/io/h5.hpp"
 
+#include "h5_check.hpp"
 #include "mft/core/error.hpp"
-#include "mft/core/input_file.hpp"
 #include "mft/io/mpi_io_watch.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace mft::h5 {
-namespace {
+
+namespace detail {
 
 // The innermost entry of HDF5's error stack: where the failure was first
 // seen (for a failed write, the driver's message with the system's error).
-herr_t keep_innermost(unsigned n, const H5E_error2_t *entry, void *out) {
+static herr_t keep_innermost(unsigned n, const H5E_error2_t *entry, void *out) {
   if (n == 0 && entry->desc) *static_cast<std::string *>(out) = entry->desc;
   return 0;
 }
 
-// "HDF5: WHAT failed (why)", why from the error stack and errno.
 std::string failure(const std::string &what) {
-  const int saved = errno;
   std::string why;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &why);
   H5Eclear2(H5E_DEFAULT);
   for (char &c : why)
     if (c == '\n') c = ' ';
-  // The system's text of a file-system error, when the stack does not say it.
-  if (saved != 0 && (saved == ENOSPC || saved == EDQUOT || saved == EIO || saved == EROFS || saved == EFBIG ||
-                     saved == EACCES || saved == ESTALE)) {
-    const std::string text = std::strerror(saved);
-    if (why.find(text) == std::string::npos) why += (why.empty() ? "" : "; ") + text;
-  }
   return "HDF5: " + what + " failed" + (why.empty() ? "" : " (" + printable(why) + ")");
 }
 
-void check(herr_t status, const std::string &what) {
-  if (status < 0) throw Error(failure(what));
-}
-
-hid_t checked(hid_t id, const std::string &what) {
-  if (id < 0) throw Error(failure(what));
-  return id;
-}
-
-// The path of an open object ("/particles/Q"), for messages.
 std::string object_name(hid_t object) {
   char name[256] = "";
   const ssize_t length = H5Iget_name(object, name, sizeof name);
   return length > 0 ? std::string(name) : std::string("a dataset");
 }
+
+} // namespace detail
+
+using detail::check;
+using detail::checked;
+using detail::object_name;
+
+namespace {
 
 Handle scalar_space() { return Handle(checked(H5Screate(H5S_SCALAR), "H5Screate")); }
 
@@ -80,308 +68,6 @@ void Handle::reset() {
 }
 
 void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
-
-namespace {
-
-std::string folder_of(const std::string &path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string &path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The files HDF5 tries, in its order, for the external link target `target`
-// of a link in the file `parent`: for a relative name, under each folder of
-// HDF5_EXT_PREFIX, beside the parent file, then as given (from the working
-// folder); for an absolute name, as given, then its base name in those places.
-std::vector<std::string> link_target_candidates(const std::string &parent, const std::string &target) {
-  const bool absolute = !target.empty() && target[0] == '/';
-  const std::string name = absolute ? base_name(target) : target;
-  std::vector<std::string> out;
-  if (absolute) out.push_back(target);
-  if (const char *prefixes = std::getenv("HDF5_EXT_PREFIX")) {
-    std::string list = prefixes;
-    for (size_t begin = 0; begin <= list.size();) {
-      const size_t colon = std::min(list.find(':', begin), list.size());
-      if (colon > begin) out.push_back(list.substr(begin, colon - begin) + "/" + name);
-      begin = colon + 1;
-    }
-  }
-  out.push_back(folder_of(parent) + "/" + name);
-  out.push_back(name);
-  return out;
-}
-
-// The link info type and visit call of this HDF5 (1.12 renamed both).
-#if H5_VERSION_GE(1, 12, 0)
-using LinkInfo = H5L_info2_t;
-constexpr auto visit_links = &H5Lvisit2;
-#else
-using LinkInfo = H5L_info_t;
-constexpr auto visit_links = &H5Lvisit;
-#endif
-
-// (link path, target file) of every external link of an open file.
-std::vector<std::pair<std::string, std::string>> external_links(hid_t file) {
-  std::vector<std::pair<std::string, std::string>> out;
-  // No exception may cross HDF5's C frames: the callback only collects.
-  const auto collect = [](hid_t group, const char *name, const LinkInfo *info, void *data) -> herr_t {
-    if (info->type != H5L_TYPE_EXTERNAL) return 0;
-    std::vector<char> value(info->u.val_size + 1, '\0');
-    if (H5Lget_val(group, name, value.data(), info->u.val_size, H5P_DEFAULT) < 0) return 0;
-    const char *target = nullptr, *object = nullptr;
-    if (H5Lunpack_elink_val(value.data(), info->u.val_size, nullptr, &target, &object) < 0 || !target) return 0;
-    static_cast<std::vector<std::pair<std::string, std::string>> *>(data)->emplace_back(
-        std::string(name[0] == '/' ? "" : "/") + name, target);
-    return 0;
-  };
-  visit_links(file, H5_INDEX_NAME, H5_ITER_INC, collect, &out);
-  H5Eclear2(H5E_DEFAULT);
-  return out;
-}
-
-// Every external link of `file` (reached from the input `top` through
-// `depth` links) must lead to a regular file: HDF5 opens its target when a
-// path through it is read, and a FIFO there would block that open.
-void check_external_links(hid_t file, const std::string &name, const std::string &key, const std::string &top,
-                          int depth) {
-  if (depth > 8) throw InputError(key_error(key, top, "external links nest deeper than 8 files"));
-  for (const auto &[link, target] : external_links(file))
-    for (const std::string &candidate : link_target_candidates(name, target)) {
-      struct stat st {};
-      if (stat(candidate.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue; // HDF5 tries the next one
-      if (!S_ISREG(st.st_mode))
-        throw InputError(key_error(key, top,
-                                   "the external link " + link + " leads to " + candidate + ", which is " +
-                                       file_kind(st.st_mode) + ", not a regular file"));
-      Handle next(H5Fopen(candidate.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-      if (next.valid()) check_external_links(next, candidate, key, top, depth + 1);
-      break;
-    }
-}
-
-} // namespace
-
-Handle open_input(const std::string &path, const std::string &key) {
-  silence_errors();
-  require_regular_input(key, path);
-#if H5_VERSION_GE(1, 12, 0)
-  const htri_t hdf5 = H5Fis_accessible(path.c_str(), H5P_DEFAULT);
-#else
-  const htri_t hdf5 = H5Fis_hdf5(path.c_str());
-#endif
-  if (hdf5 <= 0) throw InputError(key_error(key, path, "not an HDF5 file"));
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) throw InputError(key_error(key, path, "HDF5 cannot open the file"));
-  Handle file(f);
-  check_external_links(file, path, key, path, 0);
-  return file;
-}
-
-bool exists(hid_t file, const std::string &path) {
-  // Check each component, as H5Lexists requires.
-  std::string prefix;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    size_t next = path.find('/', pos + 1);
-    prefix = path.substr(0, next);
-    if (!prefix.empty() && prefix != "/" && H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0)
-      return false;
-    pos = next;
-  }
-  return true;
-}
-
-std::string DatasetInfo::shape_text() const {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-std::string DatasetInfo::unreadable(const std::string &name) const {
-  if (!exists) return "has no " + name;
-  if (!is_dataset) return name + " is not a dataset";
-  if (!numeric()) return name + " is not numeric";
-  return "";
-}
-
-H5O_type_t object_type(hid_t loc, const std::string &path) {
-#if H5_VERSION_GE(1, 12, 0)
-  H5O_info2_t info;
-  if (H5Oget_info_by_name3(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
-#else
-  H5O_info_t info;
-  if (H5Oget_info_by_name2(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
-#endif
-  return info.type;
-}
-
-DatasetInfo describe(hid_t file, const std::string &path) {
-  DatasetInfo info;
-  info.exists = exists(file, path);
-  if (!info.exists) return info;
-  if (object_type(file, path) != H5O_TYPE_DATASET) return info;
-  Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
-  if (!ds.valid()) return info;
-  Handle type(H5Dget_type(ds)), space(H5Dget_space(ds)), dcpl(H5Dget_create_plist(ds));
-  if (!type.valid() || !space.valid() || !dcpl.valid()) return info;
-  const int rank = H5Sget_simple_extent_ndims(space);
-  if (rank < 0) return info;
-  info.dims.resize(static_cast<size_t>(rank));
-  info.maxdims.resize(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space, info.dims.data(), info.maxdims.data());
-  info.type_class = H5Tget_class(type);
-  info.chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
-  const int filters = H5Pget_nfilters(dcpl);
-  for (int i = 0; i < filters; ++i) {
-    char name[64] = "";
-    unsigned flags = 0, config = 0;
-    size_t values = 0;
-    H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &values, nullptr, sizeof name, name, &config);
-    info.filters += (info.filters.empty() ? "" : ", ") + std::string(name[0] ? name : "unnamed");
-  }
-  info.is_dataset = true;
-  return info;
-}
-
-std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path) {
-  Handle ds(checked(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path));
-  Handle space(checked(H5Dget_space(ds), "H5Dget_space " + path));
-  const int rank = H5Sget_simple_extent_ndims(space);
-  if (rank < 0) throw Error("HDF5: reading the shape of " + path + " failed");
-  std::vector<hsize_t> dims(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-  return dims;
-}
-
-std::vector<double> read_doubles(hid_t file, const std::string &path) {
-  Handle ds(checked(H5Dopen2(file, path.c_str(), H5P_DEFAULT), "opening " + path));
-  Handle type(checked(H5Dget_type(ds), "H5Dget_type " + path));
-  const H5T_class_t cls = H5Tget_class(type);
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) throw Error(path + " is not numeric");
-  Handle space(checked(H5Dget_space(ds), "H5Dget_space " + path));
-  const hssize_t count = H5Sget_simple_extent_npoints(space);
-  std::vector<double> out(static_cast<size_t>(count));
-  if (count > 0)
-    check(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
-          "reading " + path);
-  return out;
-}
-
-AttributeClass attribute_class(hid_t obj, const std::string &name) {
-  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
-  Handle type(checked(H5Aget_type(a), "H5Aget_type"));
-  switch (H5Tget_class(type)) {
-  case H5T_STRING: return AttributeClass::String;
-  case H5T_INTEGER: return AttributeClass::Integer;
-  case H5T_FLOAT: return AttributeClass::Float;
-  default: return AttributeClass::Other;
-  }
-}
-
-std::string read_string_attribute(hid_t obj, const std::string &name) {
-  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
-  Handle type(checked(H5Aget_type(a), "H5Aget_type"));
-  if (H5Tget_class(type) != H5T_STRING) throw Error("attribute " + name + " is not a string");
-  if (H5Tis_variable_str(type) > 0) {
-    Handle mem(checked(H5Tcopy(type), "H5Tcopy")); // same character set as stored
-    char *text = nullptr;
-    check(H5Aread(a, mem, &text), "reading attribute " + name);
-    std::string out = text ? text : "";
-    Handle space(checked(H5Aget_space(a), "H5Aget_space"));
-#if H5_VERSION_GE(1, 12, 0)
-    H5Treclaim(mem, space, H5P_DEFAULT, &text);
-#else
-    H5Dvlen_reclaim(mem, space, H5P_DEFAULT, &text);
-#endif
-    return out;
-  }
-  const size_t size = H5Tget_size(type);
-  std::string out(size, '\0');
-  check(H5Aread(a, type, out.data()), "reading attribute " + name);
-  return out.substr(0, out.find('\0'));
-}
-
-long long read_integer_attribute(hid_t obj, const std::string &name) {
-  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
-  long long v = 0;
-  check(H5Aread(a, H5T_NATIVE_LLONG, &v), "reading attribute " + name);
-  return v;
-}
-
-std::vector<double> read_float_attribute(hid_t obj, const std::string &name) {
-  Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
-  Handle space(checked(H5Aget_space(a), "H5Aget_space"));
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  std::vector<double> v(static_cast<size_t>(std::max<hssize_t>(n, 0)));
-  if (!v.empty()) check(H5Aread(a, H5T_NATIVE_DOUBLE, v.data()), "reading attribute " + name);
-  return v;
-}
-
-namespace {
-
-// The `count` names that name_at(i, buffer, size) gives, in name order
-// (asked for their length first: names have no length limit).
-template <class NameAt>
-std::vector<std::string> names_by_index(hsize_t count, NameAt name_at) {
-  std::vector<std::string> names;
-  for (hsize_t i = 0; i < count; ++i) {
-    const auto length = name_at(i, nullptr, 0);
-    if (length <= 0) continue;
-    std::string name(static_cast<size_t>(length) + 1, '\0');
-    if (name_at(i, name.data(), name.size()) > 0) names.emplace_back(name.c_str());
-  }
-  return names;
-}
-
-} // namespace
-
-std::vector<std::string> attribute_names(hid_t obj) {
-  // The object-info calls took a fields argument in 1.10.3 and a new info
-  // struct in 1.12; the unnumbered names map to the newest.
-#if H5_VERSION_GE(1, 12, 0)
-  H5O_info2_t info;
-  check(H5Oget_info3(obj, &info, H5O_INFO_NUM_ATTRS), "H5Oget_info");
-#else
-  H5O_info_t info;
-  check(H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS), "H5Oget_info");
-#endif
-  return names_by_index(info.num_attrs, [&](hsize_t i, char *name, size_t size) {
-    return H5Aget_name_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, size, H5P_DEFAULT);
-  });
-}
-
-std::vector<std::string> member_names(hid_t group) {
-  H5G_info_t info;
-  check(H5Gget_info(group, &info), "H5Gget_info");
-  return names_by_index(info.nlinks, [&](hsize_t i, char *name, size_t size) {
-    return H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, size, H5P_DEFAULT);
-  });
-}
-
-void read_block(hid_t dataset, const std::vector<hsize_t> &start, const std::vector<hsize_t> &count,
-                hid_t mem_type, void *data, bool collective) {
-  Handle file_space(checked(H5Dget_space(dataset), "H5Dget_space"));
-  hsize_t elements = 1;
-  for (hsize_t c : count) elements *= c;
-  const hsize_t one = 1;
-  Handle mem_space(checked(H5Screate_simple(1, elements ? &elements : &one, nullptr), "H5Screate_simple"));
-  if (elements == 0) {
-    check(H5Sselect_none(file_space), "H5Sselect_none");
-    check(H5Sselect_none(mem_space), "H5Sselect_none");
-  } else {
-    check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-          "H5Sselect_hyperslab");
-  }
-  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
-  if (collective) check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio");
-  check(H5Dread(dataset, mem_type, mem_space, file_space, dxpl, elements ? data : nullptr),
-        "reading " + object_name(dataset));
-}
 
 namespace {
 
@@ -442,7 +128,7 @@ std::vector<hsize_t> shape(hid_t dataset) {
   return dims;
 }
 
-void fail(const std::string &what) { throw Error(failure(what)); }
+void fail(const std::string &what) { throw Error(detail::failure(what)); }
 
 void close_file(Handle &file) {
   const hid_t id = file.release(); // H5Fclose releases the id, failing or not

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <dlfcn.h>
 #include <map>
 
 namespace mft {
@@ -59,9 +60,17 @@ void unwatch_mpi_file(MPI_File file) { watched().erase(file); }
 
 } // namespace mft
 
-// The profiling-interface definitions (see the header). Each keeps the
-// caller's status when it asks for one.
+// The profiling-interface definitions (see the header). Each calls the next
+// definition of its name, the one a profiling tool preloaded before MPI
+// (Darshan, say) would have had the call, or else the PMPI_ version; and
+// keeps the caller's status when it asks for one.
 namespace {
+
+template <class Function>
+Function *next_definition(const char *name, Function *pmpi) {
+  void *next = dlsym(RTLD_NEXT, name);
+  return next ? reinterpret_cast<Function *>(next) : pmpi;
+}
 
 template <class Call>
 int watched_write(MPI_File file, const char *name, int count, MPI_Datatype type, MPI_Status *status, Call call) {
@@ -77,38 +86,42 @@ int watched_write(MPI_File file, const char *name, int count, MPI_Datatype type,
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype type,
                       MPI_Status *status) {
-  return watched_write(fh, "MPI_File_write_at", count, type, status, [&](MPI_Status *st) {
-    return PMPI_File_write_at(fh, offset, buf, count, type, st);
-  });
+  static auto *const next = next_definition("MPI_File_write_at", &PMPI_File_write_at);
+  return watched_write(fh, "MPI_File_write_at", count, type, status,
+                       [&](MPI_Status *st) { return next(fh, offset, buf, count, type, st); });
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype type,
                           MPI_Status *status) {
-  return watched_write(fh, "MPI_File_write_at_all", count, type, status, [&](MPI_Status *st) {
-    return PMPI_File_write_at_all(fh, offset, buf, count, type, st);
-  });
+  static auto *const next = next_definition("MPI_File_write_at_all", &PMPI_File_write_at_all);
+  return watched_write(fh, "MPI_File_write_at_all", count, type, status,
+                       [&](MPI_Status *st) { return next(fh, offset, buf, count, type, st); });
 }
 
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Status *status) {
+  static auto *const next = next_definition("MPI_File_write", &PMPI_File_write);
   return watched_write(fh, "MPI_File_write", count, type, status,
-                       [&](MPI_Status *st) { return PMPI_File_write(fh, buf, count, type, st); });
+                       [&](MPI_Status *st) { return next(fh, buf, count, type, st); });
 }
 
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype type, MPI_Status *status) {
+  static auto *const next = next_definition("MPI_File_write_all", &PMPI_File_write_all);
   return watched_write(fh, "MPI_File_write_all", count, type, status,
-                       [&](MPI_Status *st) { return PMPI_File_write_all(fh, buf, count, type, st); });
+                       [&](MPI_Status *st) { return next(fh, buf, count, type, st); });
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  static auto *const next = next_definition("MPI_File_set_size", &PMPI_File_set_size);
   errno = 0;
-  const int rc = PMPI_File_set_size(fh, size);
+  const int rc = next(fh, size);
   mft::check_write(fh, "MPI_File_set_size", rc, -1, nullptr);
   return rc;
 }
 
 int MPI_File_sync(MPI_File fh) {
+  static auto *const next = next_definition("MPI_File_sync", &PMPI_File_sync);
   errno = 0;
-  const int rc = PMPI_File_sync(fh);
+  const int rc = next(fh);
   mft::check_write(fh, "MPI_File_sync", rc, -1, nullptr);
   return rc;
 }

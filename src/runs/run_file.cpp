@@ -5,10 +5,8 @@
 #include "mft/core/version.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -196,6 +194,14 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
       columns_.insert(columns_.end(), extra_history.begin(), extra_history.end());
       for (const std::string &name : columns_)
         history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+      // Each column's chunk index is made now, before the file is published:
+      // made by a later write, a failure inside that write's flush could
+      // leave the column pointing at an index never written (measured with
+      // a write failing on one rank: the restart then found no /history).
+      for (auto &[name, ds] : history_) {
+        h5::set_rows(ds, 1);
+        h5::set_rows(ds, 0);
+      }
     }
   });
 }
@@ -450,86 +456,6 @@ void RunFile::discard() {
   if (created_ && rank_of(comm_) == 0) output_.remove();
   lock_.release();
   MPI_Barrier(comm_);
-}
-
-void RunFile::flush() {
-  if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) h5::fail("flushing the file");
-}
-
-void RunFile::watch() {
-  h5::abort_on_io_error(file_, [this](const std::string &why) { return failure(why); });
-}
-
-std::string RunFile::failure(const std::string &why) const {
-  std::string kept;
-  if ((publish_at_snapshot_ || !created_) && last_snapshot_step_ >= 0)
-    kept = "; the file keeps its complete snapshots up to step " + std::to_string(last_snapshot_step_) +
-           " (mft train --restart continues it)";
-  return key_error(key_, path_, doing_ + ": " + why + kept);
-}
-
-void RunFile::phase(const std::string &what, const std::function<void()> &step) {
-  doing_ = what;
-  try {
-    step();
-  } catch (const Error &e) {
-    // This rank alone may have failed, inside a collective HDF5 call the
-    // others still wait in: no agreement is possible, the job ends here.
-    abort_job(failure(e.what()));
-  }
-}
-
-hsize_t RunFile::snapshot_bytes() const {
-  hsize_t bytes = 0;
-  const auto row_bytes = [](const h5::Handle &ds) {
-    const std::vector<hsize_t> dims = h5::shape(ds);
-    hsize_t b = 8;
-    for (size_t i = 1; i < dims.size(); ++i) b *= dims[i];
-    return b;
-  };
-  for (const auto &[name, ds] : particles_) bytes += row_bytes(ds);
-  for (const auto &[name, ds] : optimizer_) bytes += row_bytes(ds);
-  return bytes + pending_.size() * (columns_.size() + 1) * 8;
-}
-
-void RunFile::release_reservation() {
-  const int fd = created_ ? output_.lock().fd() : lock_.fd();
-  if (fd >= 0 && reserved_end_ > 0) release_reserved_space(fd, reserved_end_);
-  reserved_end_ = 0;
-}
-
-void RunFile::require_space(const std::string &what, hsize_t bytes) {
-  // HDF5's own structures grow with the data (chunk index nodes, heaps):
-  // a generous allowance above the data's bytes.
-  const auto needed = static_cast<long long>(bytes + bytes / 4 + (hsize_t(128) << 10));
-  // Rank 0 reserves the blocks where HDF5 will write (from its end of
-  // allocated space on); where the file system cannot reserve, it compares
-  // the free space instead. Every rank learns the outcome: a refusal is a
-  // clean stop before anything of the snapshot is written.
-  long long outcome[2] = {0, 0}; // errno, free bytes
-  if (rank_of(comm_) == 0) {
-    haddr_t eoa = 0;
-    if (H5Fget_eoa(file_, &eoa) < 0) eoa = 0;
-    const int fd = created_ ? output_.lock().fd() : lock_.fd();
-    long long end = 0;
-    const int status = fd >= 0 ? reserve_space(fd, static_cast<long long>(eoa), needed, &end) : EOPNOTSUPP;
-    if (status == 0) reserved_end_ = std::max(reserved_end_, end);
-    outcome[1] = free_bytes(path_);
-    if (status == EOPNOTSUPP || status == ENOSYS || status == EINVAL)
-      outcome[0] = outcome[1] >= 0 && outcome[1] < needed ? ENOSPC : 0;
-    else
-      outcome[0] = status;
-  }
-  MPI_Bcast(outcome, 2, MPI_LONG_LONG, 0, comm_);
-  if (outcome[0] == 0) return;
-  pending_.clear(); // the file stays as its last snapshot left it
-  const auto kib = [](long long b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
-  std::string why = what + ": " + std::strerror(static_cast<int>(outcome[0])) + " (" + kib(needed) +
-                    " needed, " + kib(std::max(outcome[1], 0LL)) + " free)";
-  if (last_snapshot_step_ >= 0 && (publish_at_snapshot_ || !created_))
-    why += "; the file holds its snapshots up to step " + std::to_string(last_snapshot_step_) +
-           ": make room, then continue with mft train --restart " + path_;
-  throw Error(key_error(key_, path_, why));
 }
 
 } // namespace mft

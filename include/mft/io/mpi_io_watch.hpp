@@ -7,12 +7,14 @@
 //
 // So mft checks the writes themselves, through the MPI profiling interface:
 // this layer defines MPI_File_write_at, MPI_File_write_at_all, MPI_File_write,
-// MPI_File_write_all, MPI_File_set_size and MPI_File_sync, which call their
-// PMPI_ versions and, on a watched file, end the job (abort_job) on an error
-// code or a short write, with the line its describe function makes of the
-// system's error. Other files pass through unchanged. Programs that link
-// this layer get these definitions (HDF5's calls reach them through the
-// dynamic linker, as a profiling tool's would).
+// MPI_File_write_all, MPI_File_set_size and MPI_File_sync, which call the
+// next definition of the same name (a preloaded profiling tool's such as
+// Darshan's, so that it still sees them, or else the PMPI_ version) and, on
+// a watched file, end the job (abort_job) on an error code or a short write,
+// with the line its describe function makes of the system's error. Other
+// files pass through unchanged. Programs that link this layer get these
+// definitions (HDF5's calls reach them through the dynamic linker, as a
+// profiling tool's would).
 #include <mpi.h>
 
 #include <functional>

@@ -1,0 +1,26 @@
+#pragma once
+// The error checks of HDF5 calls, shared by h5.cpp and h5_input.cpp.
+#include "mft/core/error.hpp"
+
+#include <hdf5.h>
+#include <string>
+
+namespace mft::h5::detail {
+
+// "HDF5: WHAT failed (why)", why: the innermost entry of HDF5's error stack
+// (where the failure was first seen), which is then cleared.
+std::string failure(const std::string &what);
+
+inline void check(herr_t status, const std::string &what) {
+  if (status < 0) throw Error(failure(what));
+}
+
+inline hid_t checked(hid_t id, const std::string &what) {
+  if (id < 0) throw Error(failure(what));
+  return id;
+}
+
+// The path of an open object ("/particles/Q"), for messages.
+std::string object_name(hid_t object);
+
+} // namespace mft::h5::detail
