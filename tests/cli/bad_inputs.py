@@ -4,22 +4,27 @@
 Every case must stop every rank with exit status 2 and exactly one stderr
 line `mft: error: KEY = VALUE: why` naming the key, file or dataset at fault,
 leave nothing behind in its (empty) working folder, leave no rank hanging and
-leave every input file untouched.
+leave every input file untouched. Special files (a FIFO, a character device
+when run as root) stand beside the fixtures: as inputs they must be refused
+before they are opened (a FIFO would block), as outputs never replaced.
 
 Environment (ctest sets it): MFT, MPIEXEC, and the OMPI_*/OPENBLAS/HDF5
 variables of tests/cli/common.sh; missing ones get the same defaults here.
-Usage: /usr/bin/python3 tests/cli/bad_inputs.py [-k SUBSTRING] [-j 1]
+Usage: /usr/bin/python3 tests/cli/bad_inputs.py [-k SUBSTRING] [-j JOBS]
 """
 import argparse
+import concurrent.futures
 import hashlib
 import os
 import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 import h5py
@@ -172,9 +177,44 @@ def make_fixtures(fx):
     damaged(fx, "tokd7.h5", lambda f: replace(f, "data/tokens", z((10, 6, 7))))
     damaged(fx, "noconfkey.h5", lambda f: f["config"].attrs.__delitem__("model.heads"))
 
+    def gzip_q(f):  # the same values, compressed: parallel appends need mft's layout
+        q = f["particles/Q"]
+        replace(f, "particles/Q", q[...], chunks=q.chunks, maxshape=q.maxshape, compression="gzip")
+
+    def nan_token(f):
+        f["data/tokens"][1, 2, 3] = np.nan
+
+    def nan_snapshot(f):  # the last complete snapshot, which a restart reads
+        f["particles/Q"][int(f["particles"].attrs["complete"]) - 1, 0, 1, 2, 3] = np.nan
+
+    damaged(fx, "gzipq.h5", gzip_q)
+    damaged(fx, "nantok.h5", nan_token)
+    damaged(fx, "nansnap.h5", nan_snapshot)
+    with open(p("nul.ini"), "wb") as f:
+        f.write(b"[model]\nheads = 4\0junk\n")
+    with open(p("big.ini"), "wb") as f:
+        f.write(b"# " + b"x" * (1 << 20) + b"\n[model]\nheads = 4\n")
+
+
+def make_special_files(sp):
+    """A FIFO, a link to it, a data file whose tokens are an external link to
+    it, and (as root) a character device like /dev/null, in `sp`."""
+    os.mkfifo(os.path.join(sp, "fifo"))
+    os.symlink("fifo", os.path.join(sp, "fifo-link"))
+    if os.geteuid() == 0:
+        os.mknod(os.path.join(sp, "null"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    with h5py.File(os.path.join(sp, "elink.h5"), "w") as f:
+        f["data/tokens"] = h5py.ExternalLink("fifo", "/data/tokens")
+        f["data/targets"] = np.zeros((3, 1))
+
+
+def special_kinds(sp):
+    """{name: file type} of everything in `sp`, without opening anything."""
+    return {n: stat.S_IFMT(os.lstat(os.path.join(sp, n)).st_mode) for n in os.listdir(sp)}
+
 
 def snapshot(root):
-    """Every file's sha256 (and every folder and link) under root."""
+    """Every regular file's sha256 (and every folder and link) under root."""
     seen = {}
     for d, dirs, files in os.walk(root):
         for n in dirs + files:
@@ -183,6 +223,8 @@ def snapshot(root):
                 seen[path] = "link " + os.readlink(path)
             elif os.path.isdir(path):
                 seen[path] = "dir"
+            elif not os.path.isfile(path):
+                seen[path] = "special"
             else:
                 with open(path, "rb") as f:
                     seen[path] = hashlib.sha256(f.read()).hexdigest()
@@ -191,10 +233,41 @@ def snapshot(root):
 
 # ---------------------------------------------------------------- the table
 
-def make_cases(fx):
+def make_cases(fx, sp):
     p = lambda n: os.path.join(fx, n)
+    s = lambda n: os.path.join(sp, n)
     fwd = lambda *a: ["forward", *a]
-    cases = [
+    cases = []
+    if os.path.exists(s("null")):
+        cases.append(Case("output is a character device",
+                          fwd("--output.file", s("null"), "--output.overwrite", "true"),
+                          ("output.file", "character device")))
+    cases += [
+        # Special files: inputs refused before they are opened, outputs never replaced.
+        Case("output is a FIFO", fwd("--output.file", s("fifo"), "--output.overwrite", "true"),
+             ("output.file", "FIFO")),
+        Case("output is a link to a FIFO", fwd("--output.file", s("fifo-link"), "--output.overwrite", "true"),
+             ("output.file", "FIFO")),
+        Case("INI is a FIFO", fwd("--config", s("fifo")), ("--config", "FIFO")),
+        Case("INI is a character device", fwd("--config", "/dev/zero"), ("--config", "character device")),
+        Case("INI larger than 1 MiB", fwd("--config", p("big.ini")), ("--config", "larger than")),
+        Case("INI NUL byte", fwd("--config", p("nul.ini")), ("--config", "NUL byte")),
+        Case("data file is a FIFO", fwd("--data.task", "file", "--data.file", s("fifo")), ("data.file", "FIFO")),
+        Case("data external link to a FIFO", fwd("--data.task", "file", "--data.file", s("elink.h5")),
+             ("data.file", "external link /data/tokens", "FIFO")),
+        Case("restart is a FIFO", ["train", "--restart", s("fifo")], ("--restart", "FIFO")),
+        Case("ntk --from a FIFO", ["ntk", "--from", s("fifo")], ("--from", "FIFO")),
+        Case("-options_file missing", fwd("-options_file", p("nosuch.opts")), ("-options_file", "nosuch.opts")),
+        Case("-options_file a FIFO", fwd("-options_file", s("fifo")), ("-options_file", "FIFO")),
+        Case("PETSc choice", fwd("-depth_ts_rk_type", "zz"), ("-depth_ts_rk_type = zz",)),
+        Case("PETSc integer", fwd("-depth_ts_max_steps", "abc"), ("-depth_ts_max_steps = abc",)),
+        Case("trailing empty list entry", fwd("--readout.kind", "mean", "--readout.weights", "1,0,0,0,0,0,0,0,"),
+             ("readout.weights", "empty list entry")),
+        Case("key followed by a key", fwd("--output.file", "--train.steps", "2"),
+             ("output.file = ''", "--train.steps")),
+        Case("no command", [], ("command = ''",)),
+    ]
+    cases += [
         # Configuration keys and values.
         Case("unknown key", fwd("--model.hedas", "3"), ("model.hedas",)),
         Case("stray argument", fwd("stray"), ("argument", "stray")),
@@ -377,6 +450,9 @@ def make_cases(fx):
         ("complete beyond rows", "complete9.h5", ("/particles",)),
         ("tokens of d 7", "tokd7.h5", ("/data/tokens",)),
         ("config key missing", "noconfkey.h5", ("model.heads",)),
+        ("compressed Q", "gzipq.h5", ("/particles/Q", "filters")),
+        ("non-finite token", "nantok.h5", ("/data/tokens", "non-finite")),
+        ("non-finite snapshot", "nansnap.h5", ("/particles/Q", "non-finite")),
     ]
     for ranks in (2, 3):
         for name, file, expect in restart:
@@ -391,7 +467,7 @@ def make_cases(fx):
 
 # ---------------------------------------------------------------- checks
 
-def check(case, ranks, case_dir, fx, before):
+def check(case, ranks, case_dir, fx, before, sp, kinds):
     """Runs one case; returns (problems, the stderr line)."""
     limit = QUICK_S if case.quick else TIMEOUT_S
     rc, out, err = mpirun(ranks, case.args, case_dir, limit)
@@ -426,6 +502,8 @@ def check(case, ranks, case_dir, fx, before):
         if before.get(path) != after.get(path):
             what = "created" if path not in before else "removed" if path not in after else "changed"
             bad.append(f"fixture {os.path.relpath(path, fx)} {what}")
+    if special_kinds(sp) != kinds:
+        bad.append(f"special files changed: {special_kinds(sp)} (were {kinds})")
     if bad:
         tail = lambda b: b.decode("utf-8", "backslashreplace")[-1500:].rstrip()
         bad.append(f"stdout tail:\n{tail(out)}\n  stderr tail:\n{tail(err)}")
@@ -435,42 +513,50 @@ def check(case, ranks, case_dir, fx, before):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-k", default="", help="run only the cases whose name contains this")
-    ap.add_argument("-j", type=int, default=1, choices=[1], help="cases run one at a time")
+    ap.add_argument("-j", type=int, default=2, help="cases run at once (each mostly waits on mpirun)")
     opts = ap.parse_args()
     for k, v in ENV_DEFAULTS.items():
         os.environ.setdefault(k, v)
     os.environ.setdefault("MFT", os.path.join(HERE, "..", "..", "build", "apps", "mft"))
     os.environ.setdefault("MPIEXEC", shutil.which("mpiexec") or "mpiexec")
+    if os.geteuid() != 0:
+        print("note: not root: the character-device case is skipped (mknod needs root)")
 
     work = tempfile.mkdtemp(prefix="mft-bad-inputs-")
-    passed = failed = 0
+    results = []
+    lock = threading.Lock()
     try:
-        fx = os.path.join(work, "fixtures")
+        fx, sp = os.path.join(work, "fixtures"), os.path.join(work, "special")
         os.mkdir(fx)
+        os.mkdir(sp)
         make_fixtures(fx)
+        make_special_files(sp)
+        kinds = special_kinds(sp)
         pristine = os.path.join(work, "pristine")  # to undo a case that damages a fixture
         shutil.copytree(fx, pristine, symlinks=True)
         before = snapshot(fx)
-        n = 0
-        for case in make_cases(fx):
-            if opts.k not in case.name:
-                continue
-            for ranks in case.ranks:
-                n += 1
-                case_dir = os.path.join(work, f"case{n:03d}")
-                os.mkdir(case_dir)
-                bad, line = check(case, ranks, case_dir, fx, before)
+        runs = [(case, ranks) for case in make_cases(fx, sp) if opts.k in case.name for ranks in case.ranks]
+
+        def run(n, case, ranks):
+            case_dir = os.path.join(work, f"case{n:03d}")
+            os.mkdir(case_dir)
+            bad, line = check(case, ranks, case_dir, fx, before, sp, kinds)
+            with lock:
                 if bad:
-                    failed += 1
                     print(f"FAIL: {case.name}: " + "\n  ".join(bad), flush=True)
                     shutil.rmtree(fx)
                     shutil.copytree(pristine, fx, symlinks=True)
                 else:
-                    passed += 1
                     print(f"ok: {case.name} -> {line}", flush=True)
-                shutil.rmtree(case_dir, ignore_errors=True)
+                results.append(not bad)
+            shutil.rmtree(case_dir, ignore_errors=True)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(opts.j, 1)) as pool:
+            for future in [pool.submit(run, n, case, ranks) for n, (case, ranks) in enumerate(runs, 1)]:
+                future.result()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    passed, failed = results.count(True), results.count(False)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
