@@ -97,14 +97,18 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) MPI_Init(argc, argv);
-  // The files PETSc would read: refused here in mft's words, before PETSc.
-  for (size_t i = 0; i < petsc_args.size() && refused_.empty(); ++i)
-    if (petsc_args[i] == "-options_file") try {
-        require_regular_input("-options_file", i + 1 < petsc_args.size() ? petsc_args[i + 1] : "");
-      } catch (const InputError &e) {
-        refused_ = e.what();
-      }
-  if (!refused_.empty()) return;
+  // The files PETSc would read: refused here in mft's words, before PETSc,
+  // and by every rank alike (a path may exist on some nodes only).
+  try {
+    collectively(MPI_COMM_WORLD, [&] {
+      for (size_t i = 0; i < petsc_args.size(); ++i)
+        if (petsc_args[i] == "-options_file")
+          require_regular_input("-options_file", i + 1 < petsc_args.size() ? petsc_args[i + 1] : "");
+    });
+  } catch (const Error &e) {
+    refused_ = e.what();
+    return;
+  }
   storage_.push_back(*argc > 0 ? (*argv)[0] : "mft");
   storage_.insert(storage_.end(), petsc_args.begin(), petsc_args.end());
   // mft handles SIGTERM, SIGINT and SIGUSR1 itself (a clean stop); PETSc's

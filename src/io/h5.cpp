@@ -4,7 +4,6 @@
 
 #include "h5_check.hpp"
 #include "mft/core/error.hpp"
-#include "mft/io/mpi_io_watch.hpp"
 
 #include <algorithm>
 
@@ -44,8 +43,20 @@ namespace {
 
 Handle scalar_space() { return Handle(checked(H5Screate(H5S_SCALAR), "H5Screate")); }
 
+// The attribute `name` of obj to write: the existing one when its type and
+// shape fit (rewritten in place: a count raised at every snapshot takes no
+// new file space), else a new one.
 Handle make_attribute(hid_t obj, const std::string &name, hid_t type, hid_t space) {
-  if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "H5Adelete " + name);
+  if (H5Aexists(obj, name.c_str()) > 0) {
+    Handle a(H5Aopen(obj, name.c_str(), H5P_DEFAULT));
+    if (a.valid()) {
+      Handle old_type(H5Aget_type(a)), old_space(H5Aget_space(a));
+      if (old_type.valid() && old_space.valid() && H5Tequal(old_type, type) > 0 &&
+          H5Sextent_equal(old_space, space) > 0)
+        return a;
+    }
+    check(H5Adelete(obj, name.c_str()), "H5Adelete " + name);
+  }
   return Handle(checked(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
                         "creating attribute " + name));
 }
@@ -69,24 +80,10 @@ void Handle::reset() {
 
 void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
-namespace {
-
-MPI_File mpi_file_of(hid_t file) {
+MPI_File mpi_file(hid_t file) {
   void *handle = nullptr;
   if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle) fail("H5Fget_vfd_handle");
   return *static_cast<MPI_File *>(handle);
-}
-
-} // namespace
-
-void abort_on_io_error(hid_t file, std::function<std::string(const std::string &why)> describe) {
-  watch_mpi_file(mpi_file_of(file), std::move(describe));
-}
-
-void stop_watching(hid_t file) {
-  void *handle = nullptr;
-  if (file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle)
-    unwatch_mpi_file(*static_cast<MPI_File *>(handle));
 }
 
 Handle open_parallel(const std::string &path, MPI_Comm comm, const std::string &key) {
@@ -206,6 +203,22 @@ Handle create_growing(hid_t file, const std::string &path, const std::vector<hsi
   check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "H5Pset_chunk " + path);
   return Handle(checked(H5Dcreate2(file, path.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                         "creating " + path));
+}
+
+hsize_t growth_bytes(hid_t dataset, hsize_t rows) {
+  const std::vector<hsize_t> dims = shape(dataset);
+  Handle dcpl(checked(H5Dget_create_plist(dataset), "H5Dget_create_plist"));
+  Handle type(checked(H5Dget_type(dataset), "H5Dget_type"));
+  std::vector<hsize_t> chunk(dims.size(), 1);
+  if (dims.empty() || H5Pget_layout(dcpl) != H5D_CHUNKED ||
+      H5Pget_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()) < 0)
+    return 0;
+  const auto whole = [](hsize_t n, hsize_t c) { return (n + c - 1) / c; };
+  // Parallel HDF5 allocates whole chunks, as soon as the extent covers them.
+  hsize_t block = H5Tget_size(type) * chunk[0];
+  for (size_t i = 1; i < dims.size(); ++i) block *= whole(dims[i], chunk[i]) * chunk[i];
+  const hsize_t before = whole(dims[0], chunk[0]), after = whole(rows, chunk[0]);
+  return after > before ? (after - before) * block : 0;
 }
 
 void set_rows(hid_t dataset, hsize_t rows) {

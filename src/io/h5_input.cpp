@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,24 +82,79 @@ std::vector<std::pair<std::string, std::string>> external_links(hid_t file) {
   return out;
 }
 
-// Every external link of `file` (reached from the input `top` through
-// `depth` links) must lead to a regular file: HDF5 opens its target when a
-// path through it is read, and a FIFO there would block that open.
+// The file HDF5 would open first among `candidates` (its search order): the
+// first that exists and is not a folder. "" when there is none.
+std::string first_existing(const std::vector<std::string> &candidates, struct stat *st) {
+  for (const std::string &candidate : candidates)
+    if (stat(candidate.c_str(), st) == 0 && !S_ISDIR(st->st_mode)) return candidate;
+  return "";
+}
+
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  bool operator<(const FileId &o) const { return dev != o.dev ? dev < o.dev : ino < o.ino; }
+};
+
+// Every external link of `file` (reached from the input `top`) must lead to
+// a regular file: HDF5 opens its target when a path through it is read, and
+// a FIFO there would block that open. The files linked to are checked in
+// turn, each once.
 void check_external_links(hid_t file, const std::string &name, const std::string &key, const std::string &top,
-                          int depth) {
-  if (depth > 8) throw InputError(key_error(key, top, "external links nest deeper than 8 files"));
-  for (const auto &[link, target] : external_links(file))
-    for (const std::string &candidate : link_target_candidates(name, target)) {
+                          std::set<FileId> &seen) {
+  for (const auto &[link, target] : external_links(file)) {
+    std::vector<std::string> candidates = link_target_candidates(name, target);
+    while (!candidates.empty()) {
       struct stat st {};
-      if (stat(candidate.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue; // HDF5 tries the next one
+      const std::string candidate = first_existing(candidates, &st);
+      if (candidate.empty()) break;
       if (!S_ISREG(st.st_mode))
         throw InputError(key_error(key, top,
                                    "the external link " + link + " leads to " + candidate + ", which is " +
                                        file_kind(st.st_mode) + ", not a regular file"));
       Handle next(H5Fopen(candidate.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-      if (next.valid()) check_external_links(next, candidate, key, top, depth + 1);
-      break;
+      if (next.valid()) {
+        if (seen.insert({st.st_dev, st.st_ino}).second) check_external_links(next, candidate, key, top, seen);
+        break;
+      }
+      // Not HDF5: HDF5 goes on to the next candidate, and so does the check.
+      candidates.erase(candidates.begin(), std::find(candidates.begin(), candidates.end(), candidate) + 1);
     }
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
+
+// Where a dataset of the file `file` keeps data outside it that is not in a
+// regular file (external raw storage, the sources of a virtual dataset): a
+// sentence, or "".
+std::string storage_outside(hid_t file, hid_t dcpl) {
+  char own[4096] = "";
+  H5Fget_name(file, own, sizeof own);
+  const auto place = [&](const std::string &name) {
+    std::vector<std::string> candidates;
+    if (name.empty() || name == ".") return std::string();
+    if (name[0] != '/') candidates.push_back(folder_of(own) + "/" + name);
+    candidates.push_back(name);
+    struct stat st {};
+    const std::string found = first_existing(candidates, &st);
+    return found.empty() || S_ISREG(st.st_mode) ? std::string() : found + ", " + file_kind(st.st_mode);
+  };
+  const int external = H5Pget_external_count(dcpl);
+  for (int i = 0; i < external; ++i) {
+    char name[4096] = "";
+    off_t offset = 0;
+    hsize_t size = 0;
+    if (H5Pget_external(dcpl, static_cast<unsigned>(i), sizeof name, name, &offset, &size) < 0) continue;
+    if (const std::string bad = place(name); !bad.empty()) return "keeps its data in " + bad;
+  }
+  size_t sources = 0;
+  if (H5Pget_layout(dcpl) == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &sources) >= 0)
+    for (size_t i = 0; i < sources; ++i) {
+      char name[4096] = "";
+      if (H5Pget_virtual_filename(dcpl, i, name, sizeof name) < 0) continue;
+      if (const std::string bad = place(name); !bad.empty()) return "takes its data from " + bad;
+    }
+  return "";
 }
 
 } // namespace
@@ -115,7 +171,8 @@ Handle open_input(const std::string &path, const std::string &key) {
   hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) throw InputError(key_error(key, path, "HDF5 cannot open the file"));
   Handle file(f);
-  check_external_links(file, path, key, path, 0);
+  std::set<FileId> seen;
+  check_external_links(file, path, key, path, seen);
   return file;
 }
 
@@ -143,6 +200,7 @@ std::string DatasetInfo::unreadable(const std::string &name) const {
   if (!exists) return "has no " + name;
   if (!is_dataset) return name + " is not a dataset";
   if (!numeric()) return name + " is not numeric";
+  if (!outside.empty()) return name + " " + outside + ", not a regular file";
   return "";
 }
 
@@ -181,6 +239,8 @@ DatasetInfo describe(hid_t file, const std::string &path) {
     H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &values, nullptr, sizeof name, name, &config);
     info.filters += (info.filters.empty() ? "" : ", ") + std::string(name[0] ? name : "unnamed");
   }
+  info.outside = storage_outside(file, dcpl);
+  H5Eclear2(H5E_DEFAULT);
   info.is_dataset = true;
   return info;
 }

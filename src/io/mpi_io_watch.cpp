@@ -21,12 +21,19 @@ std::map<MPI_File, Describe> &watched() {
   return table;
 }
 
-// Ends the job when a write to a watched file failed or fell short.
-// `expected`: bytes asked for (-1: a call without a byte count).
-void check_write(MPI_File file, const char *call, int rc, MPI_Count expected, const MPI_Status *status) {
+MPI_Count bytes(int count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  return size * count;
+}
+
+// Ends the job when a write to a watched file failed or fell short: `count`
+// elements of `type` asked for (count < 0: a call without a byte count).
+void check_write(MPI_File file, const char *call, int rc, int count, MPI_Datatype type, const MPI_Status *status) {
   const int saved = errno; // the failed system call's
   const auto it = watched().find(file);
   if (it == watched().end()) return;
+  const MPI_Count expected = count > 0 ? bytes(count, type) : 0;
   MPI_Count written = expected;
   if (rc == MPI_SUCCESS && expected > 0) MPI_Get_elements_x(status, MPI_BYTE, &written);
   if (rc == MPI_SUCCESS && written == expected) return;
@@ -44,12 +51,6 @@ void check_write(MPI_File file, const char *call, int rc, MPI_Count expected, co
            std::to_string(expected) + " bytes" + (why.empty() ? "" : ")");
   }
   abort_job(it->second(printable(why)));
-}
-
-MPI_Count bytes(int count, MPI_Datatype type) {
-  MPI_Count size = 0;
-  PMPI_Type_size_x(type, &size);
-  return size * count;
 }
 
 } // namespace
@@ -78,11 +79,16 @@ int watched_write(MPI_File file, const char *name, int count, MPI_Datatype type,
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
   errno = 0;
   const int rc = call(st);
-  mft::check_write(file, name, rc, mft::bytes(count, type), st);
+  mft::check_write(file, name, rc, count, type, st);
   return rc;
 }
 
 } // namespace
+
+// C linkage spelled out: a definition whose signature strayed from mpi.h's
+// declaration fails to compile instead of becoming a C++ overload that no
+// caller reaches.
+extern "C" {
 
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype type,
                       MPI_Status *status) {
@@ -114,7 +120,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
   static auto *const next = next_definition("MPI_File_set_size", &PMPI_File_set_size);
   errno = 0;
   const int rc = next(fh, size);
-  mft::check_write(fh, "MPI_File_set_size", rc, -1, nullptr);
+  mft::check_write(fh, "MPI_File_set_size", rc, -1, MPI_BYTE, nullptr);
   return rc;
 }
 
@@ -122,6 +128,8 @@ int MPI_File_sync(MPI_File fh) {
   static auto *const next = next_definition("MPI_File_sync", &PMPI_File_sync);
   errno = 0;
   const int rc = next(fh);
-  mft::check_write(fh, "MPI_File_sync", rc, -1, nullptr);
+  mft::check_write(fh, "MPI_File_sync", rc, -1, MPI_BYTE, nullptr);
   return rc;
 }
+
+} // extern "C"

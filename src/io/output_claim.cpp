@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <vector>
 
@@ -72,9 +73,14 @@ std::string writing_process(dev_t dev, ino_t ino) {
     DIR *fds = opendir(fd_folder.c_str());
     if (!fds) continue;
     while (const dirent *f = readdir(fds)) {
-      struct stat st {};
-      if (f->d_name[0] == '.' || stat((fd_folder + "/" + f->d_name).c_str(), &st) != 0) continue;
-      if (st.st_dev != dev || st.st_ino != ino) continue;
+      // Cached attributes only: a descriptor on a dead network mount must
+      // not hang the scan.
+      struct statx st {};
+      if (f->d_name[0] == '.' ||
+          statx(AT_FDCWD, (fd_folder + "/" + f->d_name).c_str(), AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT,
+                STATX_INO, &st) != 0)
+        continue;
+      if (makedev(st.stx_dev_major, st.stx_dev_minor) != dev || st.stx_ino != ino) continue;
       std::ifstream info("/proc/" + pid + "/fdinfo/" + f->d_name);
       std::string field;
       unsigned long flags = 0;
@@ -120,22 +126,24 @@ long long free_bytes(const std::string &path) {
   return static_cast<long long>(fs.f_bavail) * static_cast<long long>(fs.f_frsize);
 }
 
-int reserve_space(int fd, long long from, long long bytes, long long *end) {
+int reserve_space(int fd, long long bytes, long long *end) {
   struct stat st {};
   if (fstat(fd, &st) != 0) return errno;
-  const long long offset = std::max<long long>(from, st.st_size);
   // Blocks past the end, the size unchanged: later writes there cannot fail
   // for space.
-  while (fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, bytes) != 0)
+  while (fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, bytes) != 0)
     if (errno != EINTR) return errno;
-  *end = offset + bytes;
+  *end = st.st_size + bytes;
   return 0;
 }
 
 void release_reserved_space(int fd, long long end) {
   struct stat st {};
-  if (fstat(fd, &st) == 0 && end > st.st_size)
-    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, st.st_size, end - st.st_size);
+  if (fstat(fd, &st) != 0 || end <= st.st_size) return;
+  // A truncation to the same size frees the blocks past the end on ext4 and
+  // XFS; punching them out does on tmpfs, which ignores such a truncation.
+  if (ftruncate(fd, st.st_size) != 0) return;
+  fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, st.st_size, end - st.st_size);
 }
 
 bool same_file(const std::string &a, const std::string &b) {

@@ -3,6 +3,7 @@
 #include "mft/core/error.hpp"
 #include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
+#include "mft/io/mpi_io_watch.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -144,14 +145,17 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
   collectively(comm, [&] {
     if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
   });
+  const std::string what = "writing its header, /config and /data";
   try {
     file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, "output.file", path);
     watch();
+    const size_t test_values = test_data ? test_data->tokens.size() + test_data->targets.size() : 0;
+    require_space(what, (data.tokens.size() + data.targets.size() + test_values) * sizeof(double));
   } catch (...) {
     discard();
     throw;
   }
-  phase("writing its header, /config and /data", [&] {
+  phase(what, [&] {
     h5::write_attribute(file_, "format", std::string("mft/1"));
     h5::write_attribute(file_, "mft_version", std::string(kVersion));
     h5::write_attribute(file_, "created", info.created);
@@ -207,13 +211,13 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
 }
 
 std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessGrid &grid, const Particles &particles,
-                                         WriterLock lock) {
+                                         const std::string &key, WriterLock lock) {
   const MPI_Comm comm = grid.world();
-  std::unique_ptr<RunFile> f(new RunFile(path, grid));
+  std::unique_ptr<RunFile> f(new RunFile(path, key, grid));
   collectively(comm, [&] {
-    if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, "--restart");
+    if (rank_of(comm) == 0) f->lock_ = lock.fd() >= 0 ? std::move(lock) : WriterLock(path, key);
   });
-  f->file_ = h5::open_parallel(path, comm, "--restart");
+  f->file_ = h5::open_parallel(path, comm, key);
   f->watch();
   // The datasets this run continues (inspect_run_file checked them); any
   // other object of the file is left alone.
@@ -245,12 +249,14 @@ void RunFile::continue_from(const RunPoint &point) {
   require_space(what, 0);
   phase(what, [&] {
     const auto snapshots = static_cast<hsize_t>(point.snapshots), keep = static_cast<hsize_t>(point.history_rows);
+    // The counts first (never above the rows, whatever stops the job
+    // between the two flushes), then the rows.
+    h5::write_attribute(particle_group_, "complete", point.snapshots);
+    h5::write_attribute(history_group_, "complete", point.history_rows);
+    flush();
     for (auto &[name, ds] : particles_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : optimizer_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : history_) h5::set_rows(ds, keep);
-    flush();
-    h5::write_attribute(particle_group_, "complete", point.snapshots);
-    h5::write_attribute(history_group_, "complete", point.history_rows);
     flush();
     snapshots_ = snapshots;
     history_rows_ = keep;
@@ -430,9 +436,9 @@ void RunFile::close() {
     optimizer_.clear();
     particle_group_.reset();
     history_group_.reset();
-    h5::stop_watching(file_);
-    h5::close_file(file_);
+    h5::close_file(file_); // still watched: the writes of the close are checked too
   });
+  unwatch_mpi_file(watched_);
   release_reservation();
   publish();
   lock_.release();
@@ -447,10 +453,8 @@ void RunFile::discard() {
   optimizer_.clear();
   particle_group_.reset();
   history_group_.reset();
-  if (file_.valid()) {
-    h5::stop_watching(file_);
-    file_.reset();
-  }
+  file_.reset();
+  unwatch_mpi_file(watched_);
   release_reservation();
   MPI_Barrier(comm_);
   if (created_ && rank_of(comm_) == 0) output_.remove();

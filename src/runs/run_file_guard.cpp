@@ -4,6 +4,7 @@
 #include "mft/runs/run_file.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/io/mpi_io_watch.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -25,7 +26,8 @@ void RunFile::flush() {
 }
 
 void RunFile::watch() {
-  h5::abort_on_io_error(file_, [this](const std::string &why) { return failure(why); });
+  watched_ = h5::mpi_file(file_);
+  watch_mpi_file(watched_, [this](const std::string &why) { return failure(why); });
 }
 
 std::string RunFile::failure(const std::string &why) const {
@@ -49,15 +51,10 @@ void RunFile::phase(const std::string &what, const std::function<void()> &step) 
 
 hsize_t RunFile::snapshot_bytes() const {
   hsize_t bytes = 0;
-  const auto row_bytes = [](const h5::Handle &ds) {
-    const std::vector<hsize_t> dims = h5::shape(ds);
-    hsize_t b = 8;
-    for (size_t i = 1; i < dims.size(); ++i) b *= dims[i];
-    return b;
-  };
-  for (const auto &[name, ds] : particles_) bytes += row_bytes(ds);
-  for (const auto &[name, ds] : optimizer_) bytes += row_bytes(ds);
-  return bytes + pending_.size() * (columns_.size() + 1) * 8;
+  for (const auto &[name, ds] : particles_) bytes += h5::growth_bytes(ds, snapshots_ + 1);
+  for (const auto &[name, ds] : optimizer_) bytes += h5::growth_bytes(ds, snapshots_ + 1);
+  for (const auto &[name, ds] : history_) bytes += h5::growth_bytes(ds, history_rows_ + pending_.size());
+  return bytes;
 }
 
 void RunFile::release_reservation() {
@@ -70,18 +67,18 @@ void RunFile::require_space(const std::string &what, hsize_t bytes) {
   // HDF5's own structures grow with the data (chunk index nodes, heaps):
   // a generous allowance above the data's bytes.
   const auto needed = static_cast<long long>(bytes + bytes / 4 + (hsize_t(128) << 10));
-  // Rank 0 reserves the blocks where HDF5 will write (from its end of
-  // allocated space on); where the file system cannot reserve, it compares
-  // the free space instead. Every rank learns the outcome: a refusal is a
+  // Rank 0 reserves the blocks where HDF5 will write; where the file
+  // system cannot reserve, it compares the free space instead. Every rank learns the outcome: a refusal is a
   // clean stop before anything of the snapshot is written.
   long long outcome[2] = {0, 0}; // errno, free bytes
   if (rank_of(comm_) == 0) {
-    haddr_t eoa = 0;
-    if (H5Fget_eoa(file_, &eoa) < 0) eoa = 0;
+    // From the file's end on, where HDF5 allocates: every flush, the last
+    // before this one included, extends the file to all HDF5 has allocated.
     const int fd = created_ ? output_.lock().fd() : lock_.fd();
     long long end = 0;
-    const int status = fd >= 0 ? reserve_space(fd, static_cast<long long>(eoa), needed, &end) : EOPNOTSUPP;
+    const int status = fd >= 0 ? reserve_space(fd, needed, &end) : EOPNOTSUPP;
     if (status == 0) reserved_end_ = std::max(reserved_end_, end);
+    if (status != 0 && fd >= 0) release_reserved_space(fd, reserved_end_); // and what a failed one kept
     outcome[1] = free_bytes(path_);
     if (status == EOPNOTSUPP || status == ENOSYS || status == EINVAL)
       outcome[0] = outcome[1] >= 0 && outcome[1] < needed ? ENOSPC : 0;
@@ -92,8 +89,9 @@ void RunFile::require_space(const std::string &what, hsize_t bytes) {
   if (outcome[0] == 0) return;
   pending_.clear(); // the file stays as its last snapshot left it
   const auto kib = [](long long b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
-  std::string why = what + ": " + std::strerror(static_cast<int>(outcome[0])) + " (" + kib(needed) +
-                    " needed, " + kib(std::max(outcome[1], 0LL)) + " free)";
+  // A quota is the user's, not the file system's: its free space says nothing.
+  std::string why = what + ": " + std::strerror(static_cast<int>(outcome[0])) + " (" + kib(needed) + " needed" +
+                    (outcome[0] == EDQUOT ? ")" : ", " + kib(std::max(outcome[1], 0LL)) + " free)");
   if (last_snapshot_step_ >= 0 && (publish_at_snapshot_ || !created_))
     why += "; the file holds its snapshots up to step " + std::to_string(last_snapshot_step_) +
            ": make room, then continue with mft train --restart " + path_;

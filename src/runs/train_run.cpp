@@ -137,7 +137,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
         }
         lock = std::move(copied.lock());
       });
-    file = RunFile::reopen(output, *model.grid, *model.particles, std::move(lock));
+    file = RunFile::reopen(output, *model.grid, *model.particles, copy ? "output.file" : "--restart", std::move(lock));
     file->keep_optimizer_state(optimizer_state, *model.particles);
     file->continue_from(point);
   } else if (write) {

@@ -206,6 +206,14 @@ def make_special_files(sp):
     with h5py.File(os.path.join(sp, "elink.h5"), "w") as f:
         f["data/tokens"] = h5py.ExternalLink("fifo", "/data/tokens")
         f["data/targets"] = np.zeros((3, 1))
+    with h5py.File(os.path.join(sp, "external.h5"), "w") as f:  # raw data kept in the FIFO
+        f.create_dataset("data/tokens", (3, 4, 8), "f8", external=[(os.path.join(sp, "fifo"), 0, 3 * 4 * 8 * 8)])
+        f["data/targets"] = np.zeros((3, 1))
+    with h5py.File(os.path.join(sp, "virtual.h5"), "w") as f:  # a virtual dataset with the FIFO as source
+        layout = h5py.VirtualLayout(shape=(3, 4, 8), dtype="f8")
+        layout[...] = h5py.VirtualSource("fifo", "data/tokens", shape=(3, 4, 8))
+        f.create_virtual_dataset("data/tokens", layout)
+        f["data/targets"] = np.zeros((3, 1))
 
 
 def special_kinds(sp):
@@ -255,6 +263,10 @@ def make_cases(fx, sp):
         Case("data file is a FIFO", fwd("--data.task", "file", "--data.file", s("fifo")), ("data.file", "FIFO")),
         Case("data external link to a FIFO", fwd("--data.task", "file", "--data.file", s("elink.h5")),
              ("data.file", "external link /data/tokens", "FIFO")),
+        Case("data raw storage in a FIFO", fwd("--data.task", "file", "--data.file", s("external.h5")),
+             ("data.file", "/data/tokens keeps its data in", "FIFO")),
+        Case("data virtual dataset from a FIFO", fwd("--data.task", "file", "--data.file", s("virtual.h5")),
+             ("data.file", "/data/tokens takes its data from", "FIFO")),
         Case("restart is a FIFO", ["train", "--restart", s("fifo")], ("--restart", "FIFO")),
         Case("ntk --from a FIFO", ["ntk", "--from", s("fifo")], ("--from", "FIFO")),
         Case("-options_file missing", fwd("-options_file", p("nosuch.opts")), ("-options_file", "nosuch.opts")),

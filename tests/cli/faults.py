@@ -10,9 +10,9 @@
   uninterrupted run.
 - A full file system (a 600 KiB tmpfs, when this runs as root and may
   mount): the run stops in one line with the file at its last snapshot; a
-  restart in place on the still-full file system stops the same way and
-  leaves the file as it was; copied to a larger one, the file continues bit
-  for bit.
+  restart in place on the file system, filled up by another file, stops
+  before it changes anything; copied to a larger one, the file continues
+  bit for bit.
 - A file whose last snapshot was cut short (rows past /particles.complete
   and /history.complete, ragged) and which holds objects mft does not know
   restarts bit for bit and keeps those objects.
@@ -215,9 +215,17 @@ def full_disk(work):
             return
         run = os.path.join(disk, "run.h5")
         before = sha(run)
+        # What the stop freed (its unused reservation) is taken by another file.
+        filler = os.open(os.path.join(disk, "filler"), os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            while os.write(filler, b"\0" * 4096) > 0:
+                pass
+        except OSError:
+            pass
+        os.close(filler)
         rc, _, err, seconds = mft(2, ["train", *DISK_RUN, "--restart", "run.h5"], disk)
         one_error_line("a restart in place on the full file system", rc, err, seconds, 1, "--restart = run.h5",
-                       "No space left on device")
+                       "dropping its rows after the snapshot", "No space left on device")
         if sha(run) != before:
             fail("the restart that found no room on the full file system changed the file")
         restart_copy("the full file system's file, copied to a larger one", 2, run, work, DISK_RUN,

@@ -60,6 +60,9 @@ struct DatasetInfo {
   std::vector<hsize_t> dims, maxdims;
   bool chunked = false;
   std::string filters; // its filter pipeline ("deflate, shuffle"), "" for none
+  // Data kept outside the file in something other than a regular file
+  // (external raw storage, a virtual dataset's source): where, or "".
+  std::string outside;
   bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
   // "(3, 4, 8)"
   std::string shape_text() const;
@@ -107,15 +110,9 @@ std::vector<hsize_t> shape(hid_t dataset);
 
 // --- writing (collective on the file's communicator) ----------------------
 
-// Ends the job on this rank's first MPI-IO error on `file` (a file opened
-// with the MPI-IO driver): the MPI error handler of its MPI_File prints the
-// line that `describe(why)` makes of the system's error text and calls
-// abort_job. It acts inside the failing MPI call, before HDF5 returns to its
-// caller: a failure inside a collective HDF5 call (a flush, an extent) can
-// otherwise leave the ranks waiting in different collectives. Call
-// stop_watching before closing the file.
-void abort_on_io_error(hid_t file, std::function<std::string(const std::string &why)> describe);
-void stop_watching(hid_t file);
+// The MPI-IO handle of a file opened with the MPI-IO driver (to watch its
+// writes: mpi_io_watch.hpp).
+MPI_File mpi_file(hid_t file);
 
 // Creates (truncates) a file with the MPI-IO driver on comm; errors read
 // `key = name: why` (name: the file's final name when it is built under
@@ -145,6 +142,10 @@ Handle create_growing(hid_t file, const std::string &path, const std::vector<hsi
 
 // Closes a file, flushing what HDF5 still holds; Error when that fails.
 void close_file(Handle &file);
+
+// Bytes of file space a chunked dataset takes when it grows to `rows` rows
+// (whole chunks, as parallel HDF5 allocates them).
+hsize_t growth_bytes(hid_t dataset, hsize_t rows);
 
 // Grows dataset to `rows` rows (collective; same value on every rank).
 void set_rows(hid_t dataset, hsize_t rows);

@@ -14,7 +14,8 @@
 // with the line its describe function makes of the system's error. Other
 // files pass through unchanged. Programs that link this layer get these
 // definitions (HDF5's calls reach them through the dynamic linker, as a
-// profiling tool's would).
+// profiling tool's would). HDF5 1.10 to 1.14 writes through these calls
+// only; MPI-4's large-count (_c) and nonblocking writes are not wrapped.
 #include <mpi.h>
 
 #include <functional>
@@ -23,8 +24,9 @@
 namespace mft {
 
 // From now on a failed write to `file` on this rank ends the job with the
-// line `describe(why)`; why: e.g. "No space left on device (wrote 0 of 4096
-// bytes)". stop_watching before the file is closed.
+// line `describe(why)`; why: e.g. "No space left on device
+// (MPI_File_write_at_all wrote 0 of 4096 bytes)". unwatch_mpi_file once the
+// file is closed (MPI may give a later file the same handle).
 void watch_mpi_file(MPI_File file, std::function<std::string(const std::string &why)> describe);
 void unwatch_mpi_file(MPI_File file);
 

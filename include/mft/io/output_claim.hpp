@@ -24,15 +24,16 @@ namespace mft {
 using InputFiles = std::vector<std::pair<std::string, std::string>>;
 
 // Bytes an unprivileged writer may still use on the file system of the
-// folder of `path` (statvfs); -1 when it cannot be told.
+// folder of `path` (statvfs: quotas are not counted); -1 when it cannot be
+// told.
 long long free_bytes(const std::string &path);
 
-// Reserves `bytes` of disk blocks for the open file `fd` from offset
-// max(from, its size) on, without changing its size (fallocate with
-// FALLOC_FL_KEEP_SIZE): 0 and the reservation's `end`, or the errno
-// (ENOSPC, EDQUOT; EOPNOTSUPP where the file system cannot reserve).
-int reserve_space(int fd, long long from, long long bytes, long long *end);
-// Frees what is left of reservations below `end` past the file's end.
+// Reserves `bytes` of disk blocks past the end of the open file `fd`,
+// without changing its size (fallocate with FALLOC_FL_KEEP_SIZE): 0 and the
+// reservation's `end`, or the errno (ENOSPC, EDQUOT; EOPNOTSUPP where the
+// file system cannot reserve).
+int reserve_space(int fd, long long bytes, long long *end);
+// Frees the blocks reserved past the file's end, up to `end`.
 void release_reserved_space(int fd, long long end);
 
 // True when both paths exist and name the same file.

@@ -118,8 +118,10 @@ public:
   // Opens the training run file `path`, checked by inspect_run_file, to
   // continue it: takes the writer's lock (or `lock`, already held) and opens
   // the datasets of `particles`' species and of /history; changes nothing.
+  // `key` names the file in errors: --restart, or output.file for a copy.
   static std::unique_ptr<RunFile> reopen(const std::string &path, const ProcessGrid &grid,
-                                         const Particles &particles, WriterLock lock = {});
+                                         const Particles &particles, const std::string &key,
+                                         WriterLock lock = {});
 
   // Drops the snapshots and history rows after `point` (the last complete
   // snapshot) from every dataset opened: the restart's first change to the
@@ -176,8 +178,8 @@ public:
   const std::string &path() const { return path_; }
 
 private:
-  RunFile(const std::string &path, const ProcessGrid &grid)
-      : path_(path), key_("--restart"), grid_(grid), comm_(grid.world()) {}
+  RunFile(const std::string &path, const std::string &key, const ProcessGrid &grid)
+      : path_(path), key_(key), grid_(grid), comm_(grid.world()) {}
   // Extends /history by the pending rows and writes them; the new row count.
   hsize_t write_history_rows();
   void flush();
@@ -188,7 +190,8 @@ private:
   void watch();
   // The line a failure ends the job with: the file, what was being done, why.
   std::string failure(const std::string &why) const;
-  // Bytes of the next snapshot's rows (particles, optimiser state, pending history).
+  // File space the next snapshot's rows take (particles, optimiser state,
+  // pending history), in the whole chunks parallel HDF5 allocates.
   hsize_t snapshot_bytes() const;
   // A clean stop on every rank (Error) when the file system lacks room for
   // `bytes` and HDF5's overhead.
@@ -212,6 +215,7 @@ private:
   PendingOutput output_;  // rank 0, a created file
   WriterLock lock_;       // rank 0, a reopened file
   h5::Handle file_, particle_group_, history_group_;
+  MPI_File watched_ = MPI_FILE_NULL; // the file's MPI-IO handle, watched until closed
   std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
   std::map<std::string, h5::Handle> history_;   // step and the columns
   std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
