@@ -22,6 +22,8 @@ install(FILES "${PROJECT_BINARY_DIR}/generated/mft/core/version.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mft/core)
 
 install(EXPORT mftTargets NAMESPACE mft:: DESTINATION ${MFT_CMAKE_DIR})
+# The model and the run file's schema, which the headers cite.
+install(FILES docs/MODEL.md docs/FORMAT.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 pkg_get_variable(MFT_PETSC_PCFILEDIR PETSc pcfiledir)
 configure_package_config_file(cmake/mftConfig.cmake.in "${PROJECT_BINARY_DIR}/mftConfig.cmake"
                               INSTALL_DESTINATION ${MFT_CMAKE_DIR})
