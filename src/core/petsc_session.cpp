@@ -4,6 +4,7 @@
 #include "mft/core/input_file.hpp"
 
 #include <cstdlib>
+#include <sstream>
 #include <mpi.h>
 
 namespace mft {
@@ -33,19 +34,9 @@ std::vector<std::pair<std::string, std::string>> options_starting(const std::str
   std::vector<std::pair<std::string, std::string>> out;
   char *all = nullptr;
   if (PetscOptionsGetAll(nullptr, &all) || !all) return out;
-  const std::vector<std::string> words = [&] {
-    std::vector<std::string> w;
-    std::string word;
-    for (const char *c = all; *c; ++c)
-      if (*c == ' ') {
-        if (!word.empty()) w.push_back(word);
-        word.clear();
-      } else {
-        word += *c;
-      }
-    if (!word.empty()) w.push_back(word);
-    return w;
-  }();
+  std::vector<std::string> words;
+  std::istringstream text(all);
+  for (std::string word; text >> word;) words.push_back(word);
   PetscFree(all);
   for (size_t i = 0; i < words.size(); ++i) {
     if (words[i].rfind(prefix, 0) != 0) continue;

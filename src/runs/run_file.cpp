@@ -251,15 +251,11 @@ void RunFile::continue_from(const RunPoint &point) {
     const auto snapshots = static_cast<hsize_t>(point.snapshots), keep = static_cast<hsize_t>(point.history_rows);
     // The counts first (never above the rows, whatever stops the job
     // between the two flushes), then the rows.
-    h5::write_attribute(particle_group_, "complete", point.snapshots);
-    h5::write_attribute(history_group_, "complete", point.history_rows);
-    flush();
+    publish_counts(snapshots, keep);
     for (auto &[name, ds] : particles_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : optimizer_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : history_) h5::set_rows(ds, keep);
     flush();
-    snapshots_ = snapshots;
-    history_rows_ = keep;
   });
 }
 
@@ -329,11 +325,7 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
                         written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
     const hsize_t history_rows = write_history_rows();
     flush();
-    h5::write_attribute(particle_group_, "complete", static_cast<long long>(row + 1));
-    if (history_group_.valid()) h5::write_attribute(history_group_, "complete", static_cast<long long>(history_rows));
-    flush();
-    snapshots_ = row + 1;
-    history_rows_ = history_rows;
+    publish_counts(row + 1, history_rows);
   });
   last_snapshot_step_ = step;
   if (publish_at_snapshot_) publish();
@@ -354,6 +346,14 @@ void RunFile::append_history(long long step, double tau, double risk, double obj
   for (size_t c = 5; c < columns_.size(); ++c)
     if (const auto it = extra.find(columns_[c]); it != extra.end()) row.values[c] = it->second;
   pending_.push_back(std::move(row));
+}
+
+void RunFile::publish_counts(hsize_t snapshots, hsize_t history_rows) {
+  h5::write_attribute(particle_group_, "complete", static_cast<long long>(snapshots));
+  if (history_group_.valid()) h5::write_attribute(history_group_, "complete", static_cast<long long>(history_rows));
+  flush();
+  snapshots_ = snapshots;
+  history_rows_ = history_rows;
 }
 
 hsize_t RunFile::write_history_rows() {
@@ -427,8 +427,7 @@ void RunFile::close() {
     if (!pending_.empty() && history_group_.valid()) {
       const hsize_t rows = write_history_rows();
       flush();
-      h5::write_attribute(history_group_, "complete", static_cast<long long>(rows));
-      history_rows_ = rows;
+      publish_counts(snapshots_, rows);
     }
     flush();
     particles_.clear();

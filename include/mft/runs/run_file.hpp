@@ -182,6 +182,9 @@ private:
       : path_(path), key_(key), grid_(grid), comm_(grid.world()) {}
   // Extends /history by the pending rows and writes them; the new row count.
   hsize_t write_history_rows();
+  // Sets /particles.complete and /history.complete (once the rows they count
+  // are flushed) and flushes.
+  void publish_counts(hsize_t snapshots, hsize_t history_rows);
   void flush();
   // Runs one write or read of the file (`what`: "writing the snapshot of
   // step 40"); an error in it ends the job (see above).
