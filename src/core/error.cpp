@@ -7,13 +7,16 @@
 namespace mft {
 
 void collectively(MPI_Comm comm, const std::function<void()> &f) {
-  // kind: 0 = fine, 1 = run error, 2 = input error.
+  // kind: 0 = fine, 1 = run error, 2 = input error, 3 = divergence.
   int kind = 0;
   std::string message;
   try {
     f();
   } catch (const InputError &e) {
     kind = 2;
+    message = e.what();
+  } catch (const DivergedError &e) {
+    kind = 3;
     message = e.what();
   } catch (const std::exception &e) {
     kind = 1;
@@ -35,6 +38,7 @@ void collectively(MPI_Comm comm, const std::function<void()> &f) {
   MPI_Bcast(text.data(), header[1], MPI_CHAR, first, comm);
   std::string shared(text.begin(), text.end());
   if (header[0] == 2) throw InputError(shared);
+  if (header[0] == 3) throw DivergedError(shared);
   throw Error(shared);
 }
 

@@ -65,7 +65,7 @@ PetscErrorCode DepthPostStep(TS ts) {
     char text[320];
     std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)%s",
                   static_cast<int>(ctx->slice), static_cast<double>(s), ctx->field->blow_up_hint());
-    ctx->error = std::make_exception_ptr(Error(text));
+    ctx->error = std::make_exception_ptr(DivergedError(text));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

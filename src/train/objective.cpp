@@ -58,7 +58,7 @@ void Objective::check_finite(const std::vector<double> &values, const char *what
   if (worst == std::numeric_limits<long long>::max()) return;
   const long long m = worst % Mmax, l = (worst / Mmax) % L, b = worst / Mmax / L;
   const std::string &species = owner[static_cast<size_t>(b)]->name(); // "heads": "head 3"
-  throw Error(std::string(what) + matrix[static_cast<size_t>(b)]->name + " of slice " + std::to_string(l) +
+  throw DivergedError(std::string(what) + matrix[static_cast<size_t>(b)]->name + " of slice " + std::to_string(l) +
               ", " + species.substr(0, species.size() - 1) + " " + std::to_string(m) + " is not finite");
 }
 
@@ -111,7 +111,7 @@ const Gradient &Objective::at(const double *theta) {
   });
   const std::vector<double> yhat = grid.gather_rows(mine, data.N, data.d_out);
   state_.risk = model_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
-  if (!std::isfinite(state_.risk)) throw Error("the risk R is not finite");
+  if (!std::isfinite(state_.risk)) throw DivergedError("the risk R is not finite");
   state_.accuracy = model_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
   const long long first = grid.block(data.N).begin;
   model_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());

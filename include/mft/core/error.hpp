@@ -18,6 +18,16 @@ public:
   virtual int exit_code() const { return 1; }
 };
 
+// The run diverged: a token, the risk or a gradient became non-finite. Its
+// own exit code, so that scripts tell a diverged run (a result: this step
+// is too large for this model) from other failures without reading text.
+constexpr int kExitDiverged = 4;
+class DivergedError : public Error {
+public:
+  using Error::Error;
+  int exit_code() const override { return kExitDiverged; }
+};
+
 // Bad input from the user: a configuration key, a command-line option or an
 // input file. The message names the key or file and the offending value.
 // Exit code 2.
@@ -28,7 +38,8 @@ public:
 };
 
 // Runs f on every rank of comm; if it throws on any rank, every rank throws an
-// error carrying the message of the lowest failing rank (and its kind).
+// error carrying the message of the lowest failing rank (and its kind:
+// Error, DivergedError or InputError).
 void collectively(MPI_Comm comm, const std::function<void()> &f);
 
 // Ends the whole job at once from this rank: prints `mft: error: MESSAGE`
