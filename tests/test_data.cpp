@@ -79,4 +79,60 @@ TEST(Data, SameSeedSameData) {
   EXPECT_TRUE(std::equal(a.tokens.begin(), a.tokens.end(), big.tokens.begin()));
 }
 
+TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
+  mft::DataConfig cfg;
+  cfg.task = "icl-linear";
+  cfg.tokens = 5;
+  cfg.seed = 7;
+  cfg.test_seed = 7; // the same number: the streams still differ by species
+  const long long d = 4, per = cfg.tokens * d;
+  cfg.test_sequences = 4;
+  mft::TokenData test_small, test_big, test2;
+  cfg.sequences = 3;
+  const mft::TokenData small = mft::make_data(cfg, d, 1, &test_small);
+  cfg.sequences = 9;
+  const mft::TokenData big = mft::make_data(cfg, d, 1, &test_big);
+  // The held-out set does not depend on N, nor the training set on N_test.
+  EXPECT_EQ(test_small.tokens, test_big.tokens);
+  EXPECT_EQ(test_small.targets, test_big.targets);
+  EXPECT_TRUE(std::equal(small.tokens.begin(), small.tokens.end(), big.tokens.begin()));
+  cfg.test_sequences = 2;
+  EXPECT_EQ(mft::make_data(cfg, d, 1, &test2).tokens, big.tokens);
+  EXPECT_TRUE(std::equal(test2.tokens.begin(), test2.tokens.end(), test_big.tokens.begin()));
+  const mft::TokenData &test4 = test_big;
+  // Online batches: the same for the same step, another for another step,
+  // and none of them a training or held-out sequence.
+  const mft::TokenData a = mft::online_batch(cfg, d, 1, 5, 3), b = mft::online_batch(cfg, d, 1, 5, 3),
+                       c = mft::online_batch(cfg, d, 1, 6, 3), wide = mft::online_batch(cfg, d, 1, 5, 6);
+  EXPECT_EQ(a.tokens, b.tokens);
+  EXPECT_EQ(a.targets, b.targets);
+  EXPECT_NE(a.tokens, c.tokens);
+  // Entry r of a step's batch does not depend on the batch size.
+  EXPECT_TRUE(std::equal(a.tokens.begin(), a.tokens.end(), wide.tokens.begin()));
+  const auto first_token = [&](const mft::TokenData &data, long long i) { return data.sequence(i)[0]; };
+  for (long long r = 0; r < a.N; ++r) {
+    for (long long i = 0; i < big.N; ++i) EXPECT_NE(first_token(a, r), first_token(big, i));
+    for (long long i = 0; i < test4.N; ++i) EXPECT_NE(first_token(a, r), first_token(test4, i));
+  }
+  for (long long i = 0; i < test4.N; ++i)
+    for (long long j = 0; j < big.N; ++j) EXPECT_NE(first_token(test4, i), first_token(big, j));
+  // A task of the gaussian kind keeps its target functional U (data.seed)
+  // on the online data: y = U mean_j x_j, linear in the tokens.
+  cfg.task = "gaussian";
+  const mft::TokenData g = mft::online_batch(cfg, d, 1, 2, 40);
+  const mft::TokenData train = mft::make_data(cfg, d, 1);
+  std::vector<std::vector<double>> A;
+  for (long long i = 0; i < g.N; ++i) {
+    std::vector<double> mean(d, 0.0);
+    for (long long j = 0; j < per; ++j) mean[j % d] += g.sequence(i)[j] / cfg.tokens;
+    A.push_back(mean);
+  }
+  const auto u = least_squares(A, g.targets);
+  for (long long i = 0; i < train.N; ++i) {
+    double y = 0;
+    for (long long j = 0; j < per; ++j) y += u[j % d] * train.sequence(i)[j] / cfg.tokens;
+    EXPECT_NEAR(y, train.targets[i], 1e-9);
+  }
+}
+
 } // namespace

@@ -120,7 +120,7 @@ void validate_sizes(const Config &c) {
   if (t.method == "flow" && t.batch > 0 && t.batch != c.data.sequences)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
                                "minibatches need train.method sgd or adam (flow uses all N sequences)"));
-  if (t.batch > c.data.sequences)
+  if (t.batch > c.data.sequences && !c.data.online)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
                                "more than the N = " + std::to_string(c.data.sequences) + " training sequences"));
   // Every sequence group holds at least one sequence of each set.
@@ -158,6 +158,17 @@ void validate(const Config &c, bool sizes_known) {
   if (c.data.task == "file" && c.data.file.empty())
     throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
   const TrainConfig &t = c.train;
+  if (c.data.online && c.data.task != "icl-linear" && c.data.task != "gaussian")
+    throw InputError(key_error("data.online", "true",
+                               "needs a task whose sequences are drawn from streams (icl-linear, gaussian), "
+                               "not data.task = " + c.data.task));
+  if (c.data.online && (t.method == "flow" || t.batch == 0))
+    throw InputError(key_error("data.online", "true",
+                               "needs train.method sgd or adam and train.batch > 0 (the fresh sequences of a step)"));
+  if (c.ntk.every > 0 && c.ntk.every % c.output.history_every != 0)
+    throw InputError(key_error("ntk.every", std::to_string(c.ntk.every),
+                               "must be a multiple of output.history_every = " +
+                                   std::to_string(c.output.history_every) + " (the kernel goes into history rows)"));
   if (t.method != "flow" && t.ts_type != "euler")
     throw InputError(key_error("train.ts_type", t.ts_type,
                                "train.method = " + t.method + " takes its own steps (leave train.ts_type euler)"));
@@ -200,7 +211,8 @@ bool key_added_to_format(const std::string &key) {
   return key == "model.attention" || key == "model.causal" || key == "readout.dim" ||
          key == "loss.kind" || key == "data.test_sequences" || key == "train.method" ||
          key == "train.batch" || key == "train.temperature" || key == "train.beta1" ||
-         key == "train.beta2" || key == "train.eps" || key == "parallel.sequence_groups";
+         key == "train.beta2" || key == "train.eps" || key == "parallel.sequence_groups" ||
+         key == "data.test_seed" || key == "data.online" || key == "output.history_every";
 }
 
 std::string default_text(const std::string &key) {

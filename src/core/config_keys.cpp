@@ -219,9 +219,14 @@ const std::vector<Key> &key_table() {
       bind("data.tokens", &C::data, &DataConfig::tokens, {positive},
            "tokens per sequence n (task file: taken from the file)"),
       bind("data.test_sequences", &C::data, &DataConfig::test_sequences, {non_negative},
-           "held-out sequences, drawn like the training ones and never trained on (task file: "
-           "the file's /data/test_tokens, when present)"),
+           "held-out sequences, drawn like the training ones from streams of their own (data.test_seed) "
+           "and never trained on (task file: the file's /data/test_tokens, when present)"),
       bind("data.seed", &C::data, &DataConfig::seed, {parse_seed}, "seed of the data streams"),
+      bind("data.test_seed", &C::data, &DataConfig::test_seed, {parse_seed},
+           "seed of the held-out sequences' own streams: the same held-out set whatever data.sequences"),
+      bind("data.online", &C::data, &DataConfig::online, {parse_bool},
+           "true: every step trains on train.batch fresh sequences drawn from streams keyed by "
+           "(data.seed, step) (icl-linear, gaussian); the N data.sequences only measure R"),
       bind("data.file", &C::data, &DataConfig::file, {any_text},
            "HDF5 file with /data/tokens (N,n,d), /data/targets (N,d_out) [, /data/test_tokens, "
            "/data/test_targets]"),
@@ -241,7 +246,8 @@ const std::vector<Key> &key_table() {
       bind("train.method", &C::train, &TrainConfig::method, one_of({"flow", "sgd", "adam"}),
            "optimiser: flow (the gradient flow, train.ts_type), sgd (Euler on minibatches), adam"),
       bind("train.batch", &C::train, &TrainConfig::batch, {non_negative},
-           "sgd, adam: minibatch size b, drawn without replacement per pass (0: all N sequences)"),
+           "sgd, adam: minibatch size b, drawn without replacement per pass (0: all N sequences); "
+           "with data.online, the fresh sequences of each step"),
       bind("train.temperature", &C::train, &TrainConfig::temperature, {non_negative_real},
            "Langevin temperature T (flow with euler, sgd): noise sqrt(2 T dtau) N(0, 1) per step"),
       bind("train.beta1", &C::train, &TrainConfig::beta1, {unit_interval},
@@ -274,6 +280,9 @@ const std::vector<Key> &key_table() {
       bind("output.file", &C::output, &OutputConfig::file, {non_empty}, "HDF5 output file"),
       bind("output.snapshot_every", &C::output, &OutputConfig::snapshot_every, {positive},
            "a particle snapshot every this many steps (and the last)"),
+      bind("output.history_every", &C::output, &OutputConfig::history_every, {positive},
+           "a /history row (R on all N sequences, held-out measures) every this many steps, and "
+           "at the first, the last and a stop step"),
       bind("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
            "true: replace an existing output.file; false: refuse it"),
       bind("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},

@@ -106,7 +106,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
   // Minibatches: their own states and trajectory for b sequences.
   const long long b = c.train.batch;
-  if (trains && b > 0 && b < N) {
+  if (trains && b > 0 && (b < N || c.data.online)) {
     const long double batch_state = static_cast<long double>((b + groups - 1) / groups) * n * d * sizeof(double);
     e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)),
                        "train.batch", std::to_string(b)});

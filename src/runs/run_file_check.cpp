@@ -203,7 +203,7 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
                    name);
       }
 
-  // /history: one row per step; /history.complete rows of every column are
+  // /history: one row per recorded step; /history.complete rows of every column are
   // complete (a file from before the attribute: columns of equal length).
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
   const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
@@ -237,10 +237,12 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
                                   [&](double s) { return static_cast<long long>(s) <= point.step; });
   point.history_rows = keep;
   point.has_history_row = keep > 0 && static_cast<long long>(history[keep - 1]) == point.step;
-  // Only a run's first snapshot is written before its history row.
-  if (!point.has_history_row && point.row > 0)
+  // Only a run's first snapshot is written before its history row; with
+  // output.history_every k, snapshots between rows have none.
+  const long long every = c.output.history_every;
+  if (!point.has_history_row && point.row > 0 && point.step % every == 0)
     check.refuse("/history does not reach the last snapshot (step " + std::to_string(point.step) + ")");
-  if (point.has_history_row) point.wall_time = check.values("/history/wall_time")[keep - 1];
+  if (keep > 0) point.wall_time = check.values("/history/wall_time")[keep - 1];
   return point;
 }
 

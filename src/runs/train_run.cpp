@@ -179,53 +179,59 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     stop_reason = reason;
     return reason != 0;
   });
-  trainer->set_monitor([&](long long step, double tau, const ParticleState &state) {
+  const long long every = config.output.history_every;
+  trainer->set_monitor([&](long long step, double tau, const ParticleState *state) {
     const double now = MPI_Wtime();
-    result.risks.push_back(state.risk);
-    result.last_step = step;
-    // The restart's first row is in the file already (but for a run that
-    // stopped before the history row of its initial snapshot).
-    const bool resumed = !restart.empty() && step == first && point.has_history_row;
+    // The restart's first row: in the file already, or not a row of the
+    // history's schedule (a snapshot between rows); never written twice.
+    const bool resumed = !restart.empty() && step == first && (point.has_history_row || step % every != 0);
+    if (state) {
+      result.risks.push_back(state->risk);
+      result.last_step = step;
+    }
     std::map<std::string, double> extra;
     const bool classifies = model.loss->classifies();
-    if (classifies) extra["accuracy"] = state.accuracy;
-    if (minibatches) extra["batch_risk"] = state.batch_risk;
     Measure test;
-    if (model.test_data.N > 0 && !resumed) {
-      test = measure(model, *model.test_solver, model.test_data);
-      extra["test_risk"] = test.risk;
-      if (classifies) extra["test_accuracy"] = test.accuracy;
-    }
-    if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
-      // The kernel at these particles; the solves leave the particles as they are.
-      const NtkSpectrum K = ntk_spectrum(model, "V");
-      extra["ntk_lambda_min"] = K.lambda_min();
-      extra["ntk_lambda_max"] = K.lambda_max();
-      if (out) {
-        char line[160];
-        std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
-                      step, K.lambda_min(), K.lambda_max());
-        *out << line;
+    if (state) {
+      if (classifies) extra["accuracy"] = state->accuracy;
+      if (minibatches) extra["batch_risk"] = state->batch_risk;
+      if (model.test_data.N > 0 && !resumed) {
+        test = measure(model, *model.test_solver, model.test_data);
+        extra["test_risk"] = test.risk;
+        if (classifies) extra["test_accuracy"] = test.accuracy;
+      }
+      if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
+        // The kernel at these particles; the solves leave the particles as they are.
+        const NtkSpectrum K = ntk_spectrum(model, "V");
+        extra["ntk_lambda_min"] = K.lambda_min();
+        extra["ntk_lambda_max"] = K.lambda_max();
+        if (out) {
+          char line[160];
+          std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
+                        step, K.lambda_min(), K.lambda_max());
+          *out << line;
+        }
       }
     }
-    if (file && !resumed) {
-      file->append_history(step, tau, state.risk, state.objective, state.grad_norm, now - t0, extra);
-      if ((step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
-          step != file->last_snapshot_step())
-        file->append_snapshot(step, tau, *model.particles);
-    }
-    if (out && (step % config.train.print_every == 0 || step == steps || stop_reason || step == first)) {
+    if (file && state && !resumed)
+      file->append_history(step, tau, state->risk, state->objective, state->grad_norm, now - t0, extra);
+    // After the row: a snapshot on a row's step always has its row.
+    if (file && (step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
+        step != file->last_snapshot_step())
+      file->append_snapshot(step, tau, *model.particles);
+    const bool print_due = step % config.train.print_every == 0 || every > config.train.print_every;
+    if (out && state && (print_due || step == steps || stop_reason || step == first)) {
       const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
       char line[256];
-      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e", step, tau, state.risk,
-                    state.objective, state.grad_norm);
+      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e", step, tau, state->risk,
+                    state->objective, state->grad_norm);
       *out << line;
       if (minibatches) {
-        std::snprintf(line, sizeof line, " %16.9e", state.batch_risk);
+        std::snprintf(line, sizeof line, " %16.9e", state->batch_risk);
         *out << line;
       }
       if (classifies) {
-        std::snprintf(line, sizeof line, " %10.4f", state.accuracy);
+        std::snprintf(line, sizeof line, " %10.4f", state->accuracy);
         *out << line;
       }
       if (model.test_data.N > 0) {

@@ -10,7 +10,8 @@
 
 namespace mft {
 
-TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed, long long d_out) {
+TokenData make_icl_linear(long long N, long long n, long long d, const SequenceStreams &stream_of,
+                          long long d_out) {
   // [A]'s in-context linear regression: tokens (x_j, W x_j) for j < n, the
   // query (x_q, 0) last; target W x_q, with x in R^p, p = d - d_out. A fresh
   // W with rows ~ N(0, I/p) per sequence keeps the labels of unit variance.
@@ -18,7 +19,7 @@ TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t s
   const long long p = d - d_out;
   std::vector<double> W(p * d_out), y(d_out);
   for (long long i = 0; i < N; ++i) {
-    RandomStream rng(seed, Species::DataSequence, i, 0);
+    RandomStream rng = stream_of(i);
     for (auto &w : W) w = rng.normal() / std::sqrt(static_cast<double>(p));
     double *X = data.sequence(i);
     for (long long j = 0; j < n; ++j) {
@@ -41,15 +42,16 @@ TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t s
   return data;
 }
 
-TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed, long long d_out) {
-  // iid N(0, I) tokens; y_i = U mean_j x_ij with one fixed U whose rows are
-  // ~ N(0, (n/d) I), which gives targets of unit variance.
+TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed, const SequenceStreams &stream_of,
+                        long long d_out) {
+  // iid N(0, I) tokens; y_i = U mean_j x_ij with one fixed U (the task,
+  // from `seed`) whose rows are ~ N(0, (n/d) I): targets of unit variance.
   TokenData data{N, n, d, d_out, std::vector<double>(N * n * d), std::vector<double>(N * d_out)};
   std::vector<double> U(d * d_out), y(d_out);
   RandomStream task(seed, Species::DataTask, 0, 0);
   for (auto &u : U) u = task.normal() * std::sqrt(static_cast<double>(n) / static_cast<double>(d));
   for (long long i = 0; i < N; ++i) {
-    RandomStream rng(seed, Species::DataSequence, i, 0);
+    RandomStream rng = stream_of(i);
     double *X = data.sequence(i);
     std::fill(y.begin(), y.end(), 0.0);
     for (long long j = 0; j < n * d; ++j) {
@@ -60,6 +62,43 @@ TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t see
       data.targets[i * d_out + c] = y[c] / static_cast<double>(n);
   }
   return data;
+}
+
+TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed, long long d_out) {
+  return make_icl_linear(N, n, d, training_streams(seed), d_out);
+}
+
+TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed, long long d_out) {
+  return make_gaussian(N, n, d, seed, training_streams(seed), d_out);
+}
+
+SequenceStreams training_streams(std::uint64_t seed) {
+  return [seed](long long i) { return RandomStream(seed, Species::DataSequence, static_cast<std::uint64_t>(i), 0); };
+}
+
+SequenceStreams held_out_streams(std::uint64_t test_seed) {
+  return [test_seed](long long i) {
+    return RandomStream(test_seed, Species::DataHeldOut, static_cast<std::uint64_t>(i), 0);
+  };
+}
+
+SequenceStreams online_streams(std::uint64_t seed, long long step) {
+  return [seed, step](long long r) {
+    return RandomStream(seed, Species::DataOnline, static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(r));
+  };
+}
+
+bool draws_online(const std::string &task) { return task == "icl-linear" || task == "gaussian"; }
+
+TokenData generate_sequences(const DataConfig &cfg, long long d, long long d_out, long long count,
+                             const SequenceStreams &stream_of) {
+  if (cfg.task == "icl-linear") return make_icl_linear(count, cfg.tokens, d, stream_of, d_out);
+  if (cfg.task == "gaussian") return make_gaussian(count, cfg.tokens, d, cfg.seed, stream_of, d_out);
+  throw InputError(key_error("data.task", cfg.task, "its sequences are not drawn one by one from streams"));
+}
+
+TokenData online_batch(const DataConfig &cfg, long long d, long long d_out, long long step, long long b) {
+  return generate_sequences(cfg, d, d_out, b, online_streams(cfg.seed, step));
 }
 
 TokenData split_off(TokenData &data, long long N_keep) {
@@ -156,19 +195,13 @@ TokenData read_data_file(const std::string &path, long long d_out, TokenData *te
 }
 
 TokenData make_data(const DataConfig &cfg, long long d, long long d_out, TokenData *test) {
-  // Generated tasks draw N + N_test sequences, each from its own stream, and
-  // hold out the last N_test: the training sequences do not depend on N_test.
-  const long long total = cfg.sequences + (test ? cfg.test_sequences : 0);
-  TokenData data;
-  if (cfg.task == "icl-linear")
-    data = make_icl_linear(total, cfg.tokens, d, cfg.seed, d_out);
-  else if (cfg.task == "gaussian")
-    data = make_gaussian(total, cfg.tokens, d, cfg.seed, d_out);
-  else if (cfg.task == "file")
-    return read_data_file(cfg.file, d_out, test);
-  else
-    throw InputError(key_error("data.task", cfg.task, "unknown task"));
-  if (test) *test = split_off(data, cfg.sequences);
+  // Generated tasks: the N training sequences from the streams of data.seed,
+  // the held-out ones from their own (data.test_seed), so neither set
+  // depends on the size of the other.
+  if (cfg.task == "file") return read_data_file(cfg.file, d_out, test);
+  if (!draws_online(cfg.task)) throw InputError(key_error("data.task", cfg.task, "unknown task"));
+  TokenData data = generate_sequences(cfg, d, d_out, cfg.sequences, training_streams(cfg.seed));
+  if (test) *test = generate_sequences(cfg, d, d_out, cfg.test_sequences, held_out_streams(cfg.test_seed));
   return data;
 }
 

@@ -29,9 +29,7 @@ std::string Adam::describe() const {
   char text[160];
   std::snprintf(text, sizeof text, "adam (beta1 %g, beta2 %g, eps %g", beta1_, beta2_, eps_);
   std::string out = text;
-  if (gradient_.minibatches())
-    out += ", minibatches of " + std::to_string(gradient_.batch()) + " of " +
-           std::to_string(gradient_.model().data.N) + " sequences";
+  if (gradient_.minibatches()) out += ", " + gradient_.describe_batches();
   return out + ")";
 }
 

@@ -82,8 +82,7 @@ void GradientFlow::step(long long step, double *theta) {
 }
 
 std::string GradientFlow::describe() const {
-  std::string out = method_ == "sgd" ? "sgd (Euler on minibatches of " + std::to_string(ctx_.gradient->batch()) +
-                                           " of " + std::to_string(ctx_.gradient->model().data.N) + " sequences)"
+  std::string out = method_ == "sgd" ? "sgd (Euler on " + ctx_.gradient->describe_batches() + ")"
                                      : "flow (TS " + ts_type_ + ")";
   if (temperature_ > 0) {
     char t[64];

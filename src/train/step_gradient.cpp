@@ -2,6 +2,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/train/minibatch.hpp"
+#include "mft/tasks/data.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,8 @@ template <class Work> auto at_step(long long step, Work &&work) -> decltype(work
     return work();
   } catch (const InputError &) {
     throw;
+  } catch (const DivergedError &e) {
+    throw DivergedError("training step " + std::to_string(step) + ": " + e.what());
   } catch (const std::exception &e) {
     throw Error("training step " + std::to_string(step) + ": " + e.what());
   }
@@ -23,7 +26,7 @@ template <class Work> auto at_step(long long step, Work &&work) -> decltype(work
 } // namespace
 
 StepGradient::StepGradient(Model &model, const Config &config)
-    : model_(model), lambda_(config.train.lambda), seed_(config.init.seed),
+    : model_(model), lambda_(config.train.lambda), seed_(config.init.seed), data_config_(config.data),
       b_(config.train.batch > 0 ? config.train.batch : model.data.N), full_(model) {
   if (!minibatches()) return;
   const TokenData &data = model.data;
@@ -42,7 +45,14 @@ StepGradient::StepGradient(Model &model, const Config &config)
 
 Objective &StepGradient::objective_of(long long step) {
   if (!minibatches()) return full_;
-  if (step != batch_step_) {
+  if (step != batch_step_ && data_config_.online) {
+    // Fresh sequences, keyed by (data.seed, step): any rank, any restart.
+    TokenData fresh = online_batch(data_config_, batch_data_.d, batch_data_.d_out, step, b_);
+    batch_data_.tokens = std::move(fresh.tokens);
+    batch_data_.targets = std::move(fresh.targets);
+    batch_->data_changed();
+    batch_step_ = step;
+  } else if (step != batch_step_) {
     const TokenData &data = model_.data;
     const long long per_sequence = data.n * data.d;
     const std::vector<long long> rows = minibatch_of_step(seed_, step, data.N, b_);
@@ -68,6 +78,11 @@ const Velocity &StepGradient::velocity(long long step, const double *theta) {
     }
     return velocity_;
   });
+}
+
+std::string StepGradient::describe_batches() const {
+  if (data_config_.online) return std::to_string(b_) + " fresh sequences per step (data.online)";
+  return "minibatches of " + std::to_string(b_) + " of " + std::to_string(model_.data.N) + " sequences";
 }
 
 ParticleState StepGradient::row(long long step, const double *theta) {

@@ -3,18 +3,35 @@
 namespace mft {
 
 Trainer::Trainer(Model &model, Config &config)
-    : gradient_(model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau) {}
+    : gradient_(model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau),
+      history_every_(config.output.history_every) {}
 
 long long Trainer::run(double *theta, long long first, long long last) {
   stopped_ = false;
   long long step = first;
-  // tau = step dtau exactly, on any restart.
-  if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, gradient_.row(step, theta));
+  // tau = step dtau exactly, on any restart. A row costs a solve on all N
+  // sequences beside the step's own (minibatches): only the rows the history
+  // keeps are computed.
+  const auto report = [&](bool recorded) {
+    if (!monitor_) return;
+    const double tau = static_cast<double>(step) * dtau_;
+    if (!recorded) {
+      // The particles hold the point of the last evaluation (the step's
+      // start): theta goes into them for the monitor's snapshots.
+      Model &model = gradient_.model();
+      model.particles->unpack(theta);
+      model.particles_changed();
+      return monitor_(step, tau, nullptr);
+    }
+    const ParticleState state = gradient_.row(step, theta);
+    monitor_(step, tau, &state);
+  };
+  report(true);
   while (step < last) {
     optimizer_->step(step, theta);
     ++step;
     const bool stop = stop_check_ && stop_check_(step);
-    if (monitor_) monitor_(step, static_cast<double>(step) * dtau_, gradient_.row(step, theta));
+    report(stop || step == last || step % history_every_ == 0);
     if (stop) {
       stopped_ = true;
       break;

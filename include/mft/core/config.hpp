@@ -57,6 +57,8 @@ struct DataConfig {
   long long tokens = 16;           // n
   long long test_sequences = 0;    // held-out sequences (task file: the file's)
   std::uint64_t seed = 2;
+  std::uint64_t test_seed = 3; // the held-out sequences' own streams
+  bool online = false;         // a fresh minibatch of train.batch sequences every step
   std::string file; // for task = file
   long long teacher_heads = 0; // teacher width; 0: model.heads
 };
@@ -98,6 +100,7 @@ struct NtkConfig {
 struct OutputConfig {
   std::string file = "mft.h5";
   long long snapshot_every = 10; // particle snapshots every this many steps
+  long long history_every = 1;   // a /history row every this many steps (and first, last, stop)
   bool overwrite = false;        // replace an existing file (else refuse it)
 };
 

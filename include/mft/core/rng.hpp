@@ -17,6 +17,8 @@ enum class Species : std::uint64_t {
   DataSequence = 3, // the tokens of one sequence (l = sequence index)
   DataTask = 4,     // task-wide quantities (a target functional)
   Minibatch = 5,    // the order of the training sequences in one pass (l = pass)
+  DataHeldOut = 6,  // the tokens of one held-out sequence (seed data.test_seed, l = index)
+  DataOnline = 7,   // the tokens of one online sequence (l = training step, m = place in its batch)
 };
 
 class RandomStream {

@@ -57,7 +57,7 @@ struct RunPoint {
   long long row = 0;        // row of /particles: the last complete snapshot
   long long step = 0;       // training step of that snapshot
   double tau = 0.0;
-  double wall_time = 0.0;   // /history/wall_time of that step (0 before its row)
+  double wall_time = 0.0;   // /history/wall_time of its row, or of the last row before it (0: none)
   long long snapshots = 0;  // complete snapshots
   std::vector<long long> steps; // step of each complete snapshot
   std::vector<double> taus;     // tau of each complete snapshot

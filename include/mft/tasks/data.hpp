@@ -1,23 +1,49 @@
 #pragma once
 // The data tasks that make token measures and targets (MODEL.md §1).
 #include "mft/core/config.hpp"
+#include "mft/core/rng.hpp"
 #include "mft/model/tokens.hpp"
 
+#include <functional>
 #include <utility>
 #include <vector>
 
 namespace mft {
 
 // Builds the data named by config.data.task (icl-linear, gaussian, file) with
-// targets in R^{d_out}. Every rank builds the same data (sequence i draws from
-// the stream (data.seed, DataSequence, i, 0)). With `test`, also the held-out
-// data: data.test_sequences further sequences of a generated task, or the
+// targets in R^{d_out}. Every rank builds the same data: training sequence i
+// draws from the stream (data.seed, DataSequence, i, 0). With `test`, also
+// the held-out data: data.test_sequences sequences of a generated task, each
+// from (data.test_seed, DataHeldOut, i, 0), the same whatever N; or the
 // file's /data/test_tokens and /data/test_targets (none when absent). For
 // task = file, d is the file's; throws InputError naming the file for a
 // missing or malformed file or a d_out mismatch.
 TokenData make_data(const DataConfig &data, long long d, long long d_out = 1, TokenData *test = nullptr);
 
-// Each generator alone, for tests and the benchmark.
+// The stream sequence i of a generated set draws from.
+using SequenceStreams = std::function<RandomStream(long long i)>;
+SequenceStreams training_streams(std::uint64_t seed);     // (seed, DataSequence, i, 0)
+SequenceStreams held_out_streams(std::uint64_t test_seed); // (test_seed, DataHeldOut, i, 0)
+// Online data: entry r of training step k's batch, (seed, DataOnline, k, r).
+SequenceStreams online_streams(std::uint64_t seed, long long step);
+
+// Whether data.task draws its sequences one by one from streams (icl-linear,
+// gaussian): the tasks with held-out streams of their own and online batches.
+bool draws_online(const std::string &task);
+
+// `count` sequences of a task that draws_online, sequence i from stream_of(i).
+TokenData generate_sequences(const DataConfig &data, long long d, long long d_out, long long count,
+                             const SequenceStreams &stream_of);
+
+// The b fresh sequences of training step `step` (data.online): the same on
+// every rank and on any restart.
+TokenData online_batch(const DataConfig &data, long long d, long long d_out, long long step, long long b);
+
+// Each generator alone (the seed-taking forms draw the training streams).
+TokenData make_icl_linear(long long N, long long n, long long d, const SequenceStreams &stream_of,
+                          long long d_out = 1);
+TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t task_seed,
+                        const SequenceStreams &stream_of, long long d_out = 1);
 TokenData make_icl_linear(long long N, long long n, long long d, std::uint64_t seed, long long d_out = 1);
 TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t seed, long long d_out = 1);
 // A data file: d, n and N are the file's.

@@ -2,7 +2,8 @@
 // The gradient every optimiser steps with (MODEL.md §10): at training step k
 // and particles theta, the mean-field velocity -G_lm = -(M L) dR/dtheta_lm -
 // lambda theta_lm of the full risk, or, with minibatches (train.batch b < N),
-// of the risk of step k's b sequences (minibatch.hpp), normalised by b.
+// of the risk of step k's b sequences (minibatch.hpp), normalised by b; with
+// data.online, of b fresh sequences drawn for step k (tasks/data.hpp).
 //
 // What a history row reports stays about the full data: R (and accuracy) of
 // all N sequences at theta, Q from that R; grad_norm is the norm of the
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mft {
@@ -45,7 +47,9 @@ public:
   ParticleState row(long long step, const double *theta);
 
   long long batch() const { return b_; }
-  bool minibatches() const { return b_ < model_.data.N; }
+  bool minibatches() const { return data_config_.online || b_ < model_.data.N; }
+  // "minibatches of b of N sequences" or "b fresh sequences per step (data.online)".
+  std::string describe_batches() const;
   long long local_size() const { return full_.local_size(); }
   // The ranks that share this group's particles (the training TS's communicator).
   MPI_Comm comm() const { return model_.heads_comm(); }
@@ -57,6 +61,7 @@ private:
   Model &model_;
   double lambda_;
   std::uint64_t seed_;
+  DataConfig data_config_; // data.online: the task that draws each step's batch
   long long b_;
   Objective full_;
   // Minibatches: step `batch_step_`'s sequences and their own solver.

@@ -1,8 +1,10 @@
 #pragma once
 // The training loop: from the particles of step `first` to train.steps, the
 // configured optimiser (optimizer.hpp) takes each step with the gradient of
-// StepGradient; the monitor sees every step's state (and the initial one),
-// the stop check runs after every step. Collective.
+// StepGradient; the monitor sees every step (and the initial state), with
+// the state of the rows the history keeps (output.history_every: every k-th
+// step, the first, the last and a stop step); the stop check runs after
+// every step. Collective.
 #include "mft/core/config.hpp"
 #include "mft/train/optimizer.hpp"
 #include "mft/train/step_gradient.hpp"
@@ -12,8 +14,10 @@
 
 namespace mft {
 
-// Called at the initial state and after every step, with the state there.
-using TrainMonitor = std::function<void(long long step, double tau, const ParticleState &state)>;
+// Called at the initial state and after every step, with the state there
+// (null at a step whose row the history does not keep); the model's
+// particles hold that step's theta.
+using TrainMonitor = std::function<void(long long step, double tau, const ParticleState *state)>;
 // Called after every step; true stops the loop there (the monitor still
 // sees the state after that step).
 using StopCheck = std::function<bool(long long step)>;
@@ -40,6 +44,7 @@ private:
   StepGradient gradient_;
   std::unique_ptr<Optimizer> optimizer_;
   double dtau_;
+  long long history_every_;
   TrainMonitor monitor_;
   StopCheck stop_check_;
   bool stopped_ = false;
