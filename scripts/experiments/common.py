@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from mft import io as mft_io  # noqa: E402
 
 DIGITS = 6
+EXIT_DIVERGED = 4  # mft's exit code for a run that became non-finite
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _run_one(run, path, ranks, fresh):
     if done.returncode != 0:
         lines = log.read_text().strip().splitlines()
         errors = [line for line in lines if line.startswith("mft: error")] or lines[-1:] or ["(no output)"]
-        if "non-finite" in errors[0] or "not finite" in errors[0]:
+        if done.returncode == EXIT_DIVERGED:
             # A result, not a failure: this model diverges with this step.
             marker.write_text(_record(run))
             return path, f"diverged: {errors[0]}"
@@ -218,6 +219,33 @@ def write_csv(name, options, columns, rows):
             w.writerow([fmt(row[c]) for c in columns])
     print(f"[{name}] wrote {path} ({len(rows)} rows)")
     return path
+
+
+def criterion(text, holds, numbers):
+    """Prints and returns the one line that states a criterion's verdict:
+    `criterion: TEXT: holds|fails (NUMBERS)`."""
+    line = f"criterion: {text}: {'holds' if holds else 'fails'} ({numbers})"
+    print(line, flush=True)
+    return line
+
+
+def write_criteria(name, options, lines):
+    """Writes the criterion lines to <out>/<name>-criteria.txt (--quick:
+    <name>-quick-criteria.txt), one a line."""
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / (name + ("-quick" if options.quick else "") + "-criteria.txt")
+    path.write_text("".join(line + "\n" for line in lines))
+    print(f"[{name}] wrote {path} ({len(lines)} criteria)")
+    return path
+
+
+def parse_criteria(text):
+    """[(text, "holds" or "fails", numbers)] for every line of `text` that
+    criterion() wrote."""
+    import re
+    pattern = re.compile(r"^criterion: (.*): (holds|fails) \((.*)\)$")
+    return [m.groups() for m in map(pattern.match, text.splitlines()) if m]
 
 
 def figure_path(name, options):

@@ -1,0 +1,198 @@
+"""The experiments' baselines and criterion lines on data with known answers.
+
+  /usr/bin/python3 tests/experiments/test_baselines.py
+"""
+import argparse
+import contextlib
+import io
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "experiments"))
+import baselines  # noqa: E402
+import common  # noqa: E402
+
+
+def icl_data(rng, N, n, d, d_out):
+    """The icl-linear task: x ~ N(0, I_p) in every token, W rows ~ N(0, I/p),
+    context tokens (x_j, W x_j), query (x_q, 0), target W x_q."""
+    p = d - d_out
+    x = rng.standard_normal((N, n, p))
+    W = rng.standard_normal((N, d_out, p)) / np.sqrt(p)
+    y = np.einsum("nop,nkp->nko", W, x)
+    tokens = np.concatenate([x, y], axis=2)
+    tokens[:, -1, p:] = 0.0
+    return tokens, y[:, -1, :]
+
+
+class Risks(unittest.TestCase):
+    def test_hand_computed(self):
+        """squared_risk and zero_risk on 2x2 arrays: 1/2 mean of (4, 25) and of (1, 25)"""
+        pred = np.array([[1.0, 2.0], [0.0, 0.0]])
+        y = np.array([[1.0, 0.0], [3.0, 4.0]])
+        self.assertEqual(baselines.squared_risk(pred, y), 7.25)
+        self.assertEqual(baselines.zero_risk(y), 6.5)
+        self.assertEqual(baselines.squared_risk(np.zeros_like(y), y), baselines.zero_risk(y))
+        self.assertEqual(baselines.zero_risk([[2.0], [0.0]]), 1.0)
+
+
+class IclLinear(unittest.TestCase):
+    n, d = 16, 8  # p = 7 for d_out = 1
+
+    def test_least_squares_is_exact_without_noise(self):
+        """least squares, d_out = 1 and 2, n-1 = 15 >= p: risk < 1e-20"""
+        rng = np.random.default_rng(11)
+        for d_out in (1, 2):
+            tokens, y = icl_data(rng, 200, self.n, self.d, d_out)
+            pred = baselines.icl_least_squares(tokens, d_out)
+            self.assertEqual(pred.shape, (200, d_out))
+            risk = baselines.squared_risk(pred, y)
+            print(f"\n  least squares, d_out = {d_out}: risk {risk:.3g}", end=" ")
+            self.assertLess(risk, 1e-20)
+
+    def test_least_squares_is_minimum_norm_when_underdetermined(self):
+        """least squares with n-1 = 3 < p = 7 matches np.linalg.lstsq sequence by sequence"""
+        rng = np.random.default_rng(12)
+        tokens, _ = icl_data(rng, 20, 4, self.d, 1)
+        pred = baselines.icl_least_squares(tokens, 1)
+        for i in range(20):
+            w = np.linalg.lstsq(tokens[i, :-1, :7], tokens[i, :-1, 7:], rcond=None)[0]
+            self.assertAlmostEqual(pred[i, 0], float(tokens[i, -1, :7] @ w[:, 0]), places=10)
+
+    def test_one_step_matches_its_definition(self):
+        """one-step GD equals eta/(n-1) sum_j (x_j . x_q) y_j written as a loop (d_out = 2)"""
+        rng = np.random.default_rng(13)
+        tokens, _ = icl_data(rng, 5, 6, 5, 2)
+        pred = baselines.icl_one_step_gd(tokens, 2, 0.3)
+        for i in range(5):
+            want = sum(tokens[i, j, :3] @ tokens[i, -1, :3] * tokens[i, j, 3:] for j in range(5)) * 0.3 / 5
+            np.testing.assert_allclose(pred[i], want, rtol=1e-12)
+
+    def test_zero_risk_matches_its_expectation(self):
+        """zero risk of 200 sequences within 4 standard errors of 1/2 E y^2 = 1/2"""
+        rng = np.random.default_rng(14)
+        N, p = 200, 7
+        _, y = icl_data(rng, N, self.n, self.d, 1)
+        # y = w . x with |w|^2 ~ chi2_p / p: E y^2 = 1, E y^4 = 3 (1 + 2/p).
+        se = 0.5 * np.sqrt(3 * (1 + 2 / p) - 1) / np.sqrt(N)
+        risk = baselines.zero_risk(y)
+        print(f"\n  zero risk {risk:.4f}, expected 0.5 +- {se:.4f}", end=" ")
+        self.assertLess(abs(risk - 0.5), 4 * se)
+
+    def test_fitted_one_step_lies_between(self):
+        """one-step GD with the fitted eta: 0 < risk < zero risk, and eta is the minimiser"""
+        rng = np.random.default_rng(15)
+        tokens, y = icl_data(rng, 200, self.n, self.d, 1)
+        eta = baselines.fit_one_step_eta(tokens, y, 1)
+        risk = baselines.squared_risk(baselines.icl_one_step_gd(tokens, 1, eta), y)
+        self.assertGreater(risk, 0.0)
+        self.assertLess(risk, baselines.zero_risk(y))
+        for other in (0.9 * eta, 1.1 * eta):
+            self.assertGreater(baselines.squared_risk(baselines.icl_one_step_gd(tokens, 1, other), y), risk)
+
+    def test_optimal_eta_and_risk_ratio(self):
+        """N = 4000: fitted eta within 4 se of m/(m+p+1) and risk ratio within 4 se of (p+1)/(m+p+1)"""
+        # a = x_q^T S w with S = (1/m) sum_j x_j x_j^T (Wishart, E S = I,
+        # E S^2 = (m+p+1)/m I): E[a y] = 1, E[a^2] = (m+p+1)/m, E[y^2] = 1, so
+        # eta* = m/(m+p+1) and risk(eta*)/zero risk = 1 - m/(m+p+1).
+        m, p, N = self.n - 1, self.d - 1, 4000
+        rng = np.random.default_rng(16)
+        tokens, y = icl_data(rng, N, self.n, self.d, 1)
+        eta = baselines.fit_one_step_eta(tokens, y, 1)
+        ratio = baselines.squared_risk(baselines.icl_one_step_gd(tokens, 1, eta), y) / baselines.zero_risk(y)
+        # Standard errors of the two ratio estimators (delta method on the
+        # sample means A = <a y>, B = <a a>, C = <y y>).
+        a, y = baselines.icl_one_step_gd(tokens, 1, 1.0)[:, 0], y[:, 0]
+        A, B, C = np.mean(a * y), np.mean(a * a), np.mean(y * y)
+        eta_se = np.std(a * y - A / B * a * a) / B / np.sqrt(N)
+        grad = np.array([-2 * A / (B * C), A * A / (B * B * C), A * A / (B * C * C)])
+        ratio_se = np.sqrt(grad @ np.cov(np.stack([a * y, a * a, y * y])) @ grad / N)
+        eta_star, ratio_star = m / (m + p + 1), (p + 1) / (m + p + 1)
+        print(f"\n  eta {eta:.4f} +- {eta_se:.4f} (theory {eta_star:.4f}); "
+              f"ratio {ratio:.4f} +- {ratio_se:.4f} (theory {ratio_star:.4f})", end=" ")
+        self.assertAlmostEqual(ratio, 1 - A * A / (B * C), places=12)
+        self.assertLess(abs(eta - eta_star), 4 * eta_se)
+        self.assertLess(abs(ratio - ratio_star), 4 * ratio_se)
+
+
+class Classifiers(unittest.TestCase):
+    def blobs(self, rng, N, centres):
+        c = rng.integers(len(centres), size=N)
+        return np.asarray(centres, float)[c] + rng.standard_normal((N, 2)), c
+
+    def test_separated_blobs(self):
+        """two and three Gaussian blobs 10 sd apart: accuracy 1.0 for both, with indices or one-hot labels"""
+        rng = np.random.default_rng(21)
+        for centres in ([(-5, 0), (5, 0)], [(-5, 0), (5, 0), (0, 9)]):
+            X, c = self.blobs(rng, 400, centres)
+            T, t = self.blobs(rng, 400, centres)
+            onehot = np.eye(len(centres))[c]
+            for f in (baselines.logistic_regression_accuracy, baselines.nearest_centroid_accuracy):
+                self.assertEqual(f(X, c, T, t), 1.0)
+                self.assertEqual(f(X, onehot, T, np.eye(len(centres))[t]), 1.0)
+
+    def test_logistic_regression_on_identical_classes(self):
+        """logistic regression, labels independent of x (share 0.7): accuracy within 4 binomial sd of 0.7"""
+        rng = np.random.default_rng(22)
+        N = 2000
+        X, T = rng.standard_normal((N, 2)), rng.standard_normal((N, 2))
+        c, t = (rng.random(N) > 0.7).astype(int), (rng.random(N) > 0.7).astype(int)
+        acc = baselines.logistic_regression_accuracy(X, c, T, t)
+        print(f"\n  accuracy {acc:.4f}, test majority share {np.mean(t == 0):.4f}", end=" ")
+        self.assertLess(abs(acc - 0.7), 4 * np.sqrt(0.7 * 0.3 / N))
+
+    def test_nearest_centroid_by_hand(self):
+        """nearest centroid: centroids (1,0) and (0,5); (1,1) -> 0, (0,3) -> 1, (2,2.6) -> 0 (1-NN says 1)"""
+        X = np.array([[0, 0], [2, 0], [0, 4], [0, 6.0]])
+        c = np.array([0, 0, 1, 1])
+        T = np.array([[1, 1], [0, 3], [2, 2.6]])
+        self.assertEqual(baselines.nearest_centroid_accuracy(X, c, T, [0, 1, 0]), 1.0)
+        self.assertAlmostEqual(baselines.nearest_centroid_accuracy(X, c, T, [0, 1, 1]), 2 / 3, places=15)
+
+    def test_nearest_centroid_agrees_with_sklearn(self):
+        """nearest centroid equals sklearn's NearestCentroid on overlapping 3-class data in (N, 4, 3) tokens"""
+        from sklearn.neighbors import NearestCentroid
+        rng = np.random.default_rng(23)
+        X, T = rng.standard_normal((300, 4, 3)), rng.standard_normal((300, 4, 3))
+        c = rng.integers(3, size=300)
+        X[:, 0, 0] += c
+        t = rng.integers(3, size=300)
+        F, G = baselines.tokens_as_features(X), baselines.tokens_as_features(T)
+        self.assertEqual(F.shape, (300, 12))
+        want = float(np.mean(NearestCentroid().fit(F, c).predict(G) == t))
+        self.assertEqual(baselines.nearest_centroid_accuracy(X, c, T, t), want)
+
+
+class Criteria(unittest.TestCase):
+    cases = [("risk below the zero risk", True, "0.12 < 0.40"),
+             ("rate: slope within 2 se", False, "slope -0.48, se 0.01, theory -0.5"),
+             ("empty numbers", True, "")]
+
+    def test_round_trip(self):
+        """criterion() prints one line per call and parse_criteria reads back (text, verdict, numbers)"""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            lines = [common.criterion(*case) for case in self.cases]
+            print("[driver] some other line")
+        self.assertEqual(out.getvalue().splitlines(), lines + ["[driver] some other line"])
+        self.assertEqual(lines[0], "criterion: risk below the zero risk: holds (0.12 < 0.40)")
+        want = [(text, "holds" if holds else "fails", numbers) for text, holds, numbers in self.cases]
+        self.assertEqual(common.parse_criteria(out.getvalue()), want)
+
+    def test_written_file(self):
+        """write_criteria names the file like write_csv (<name>-criteria.txt, quick: <name>-quick-criteria.txt)"""
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+            lines = [common.criterion(*case) for case in self.cases]
+            for quick, file in ((False, "demo-criteria.txt"), (True, "demo-quick-criteria.txt")):
+                options = argparse.Namespace(out=folder, quick=quick)
+                path = common.write_criteria("demo", options, lines)
+                self.assertEqual(path, Path(folder) / file)
+                self.assertEqual(len(common.parse_criteria(path.read_text())), 3)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
