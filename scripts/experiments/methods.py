@@ -41,7 +41,7 @@ def task_args(task, size, options):
     if task == "icl":
         N = size["icl_sequences"]
         return N, {"data.task": "icl-linear", "data.sequences": N, "data.test_sequences": N, "init.sigma_v": 0.5}
-    return size["digits_train"], {"data.task": "file", "data.file": digits_file(options, size), "readout.kind": "mean",
+    return size["digits_train"], {"data.task": "file", "data.file": digits_file(options, size["digits_train"], size["digits_test"]), "readout.kind": "mean",
                                   "readout.dim": 10, "loss.kind": "cross-entropy"}
 
 

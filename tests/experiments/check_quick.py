@@ -1,6 +1,8 @@
 """Runs one experiment driver's --quick mode into a fresh folder and checks
-the shape of what it wrote: the CSV's columns and row count, and a PNG
-figure. Not the science: the write-up (docs/EXPERIMENTS.md) judges that.
+the shape of what it wrote: the CSV's columns and row count, a PNG figure,
+and, for the drivers that state criteria, as many `criterion: ...:
+holds|fails (...)` lines as it states, printed and written alike. Not the
+science: the full runs and their criteria lines in docs/EXPERIMENTS.md.
 
   /usr/bin/python3 tests/experiments/check_quick.py DRIVER
 """
@@ -14,9 +16,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # driver: (columns, rows of the quick CSV)
 EXPECTED = {
-    "width_depth": (["task", "sweep", "M", "L", "seeds", "diverged", "risk", "risk_err", "test_risk",
-                     "test_risk_err", "test_accuracy", "test_accuracy_err"], 8),
-    "mean_field": (["sweep", "M", "L", "seeds", "distance", "distance_err", "loss_gap", "loss_gap_err", "w2"], 5),
+    "icl": (["method", "M", "L", "seeds", "diverged", "test_ratio", "test_ratio_err", "previous_ratio",
+             "eval_ratio", "plateau_change"], 4),
+    "width_depth": (["split", "sweep", "M", "L", "seeds", "diverged", "train_ce", "train_ce_err", "ce_min", "ce_max",
+                     "train_acc", "test_acc", "test_acc_err", "ending"], 5),
+    "mean_field": (["sweep", "M", "L", "tau", "seeds", "distance", "distance_err", "corrected", "corrected_err",
+                    "relative", "loss_bias", "loss_bias_err"], 9),
     "ntk_rate": (["case", "seed", "N", "all_min", "all_max", "V_min", "V_max", "bound_low", "bound_high",
                   "first_rate", "first_within", "rate", "rate_err", "within", "drift", "all_min_end",
                   "final_risk"], 3),
@@ -29,6 +34,8 @@ EXPECTED = {
     "d_and_m": (["d", "scaling", "M", "seeds", "distance", "distance_err", "relative", "risk"], 4),
     "lazy": (["M", "seeds", "median", "mean", "q10", "q90", "relative_median", "risk"], 3),
 }
+# driver: the number of criteria it states
+CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3}
 
 
 def main():
@@ -55,7 +62,18 @@ def main():
             sys.exit(f"FAIL: {table.name} has ragged rows")
         if not figure.is_file() or figure.read_bytes()[:8] != b"\x89PNG\r\n\x1a\n":
             sys.exit(f"FAIL: no PNG figure {figure.name}")
-        print(f"{name} --quick: {len(rows) - 1} rows of {len(columns)} columns and {figure.name}: ok")
+        stated = ""
+        if name in CRITERIA:
+            sys.path.insert(0, str(ROOT / "scripts" / "experiments"))
+            from common import parse_criteria
+            printed = parse_criteria(done.stdout)
+            written_path = out / f"{name}-quick-criteria.txt"
+            written = parse_criteria(written_path.read_text()) if written_path.is_file() else []
+            if len(printed) != CRITERIA[name] or written != printed:
+                sys.exit(f"FAIL: {name} printed {len(printed)} criterion lines and wrote {len(written)}, expected "
+                         f"{CRITERIA[name]} alike; output:\n{done.stdout[-3000:]}")
+            stated = f", {len(printed)} criteria ({', '.join(v for _, v, _ in printed)})"
+        print(f"{name} --quick: {len(rows) - 1} rows of {len(columns)} columns and {figure.name}{stated}: ok")
 
 
 if __name__ == "__main__":

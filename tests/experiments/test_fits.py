@@ -64,5 +64,43 @@ class ExponentialRate(unittest.TestCase):
         self.assertEqual(len(fits.early_window(t, np.ones(10))), 10)
 
 
+class WeightedPowerLaw(unittest.TestCase):
+    def test_exact_power_law(self):
+        x = np.array([4.0, 8, 16, 32, 64])
+        f = fits.weighted_power_law(x, 3 * x**-0.5, 0.01 * x**-0.5)
+        self.assertAlmostEqual(f.value, -0.5, places=10)
+        self.assertAlmostEqual(f.prefactor, 3.0, places=10)
+        self.assertLess(f.chi2, 1e-15)
+        self.assertAlmostEqual(f.curvature, 0.0, places=10)
+
+    def test_errors_and_chi2_match_their_law(self):
+        # Gaussian noise of known size: the slope lies within its error about
+        # as often as it should, and chi^2 averages its degrees of freedom.
+        rng = np.random.default_rng(11)
+        x = np.array([4.0, 8, 16, 32, 64, 128])
+        within, chi2 = 0, []
+        for _ in range(2000):
+            e = 0.03 * x**-0.5
+            f = fits.weighted_power_law(x, x**-0.5 + e * rng.standard_normal(x.size), e)
+            within += abs(f.value + 0.5) < f.error
+            chi2.append(f.chi2)
+        self.assertLess(abs(within / 2000 - 0.683), 0.04)
+        self.assertLess(abs(np.mean(chi2) - 4), 0.3)
+
+    def test_curvature_is_seen(self):
+        x = np.array([1.0, 2, 4, 8, 16, 32])
+        y = (x + 4) ** -0.5  # steepens towards -0.5
+        f = fits.weighted_power_law(x, y, 1e-4 * y)
+        self.assertLess(f.curvature, 0)
+        self.assertGreater(abs(f.curvature), 10 * f.curvature_error)
+        self.assertGreater(f.chi2, 100)
+
+    def test_bad_input_is_refused(self):
+        with self.assertRaises(ValueError):
+            fits.weighted_power_law([1, 2], [1, 1], [0.1, 0.1])
+        with self.assertRaises(ValueError):
+            fits.weighted_power_law([1, 2, 3], [1, 1, 1], [0.1, 0, 0.1])
+
+
 if __name__ == "__main__":
     unittest.main()
