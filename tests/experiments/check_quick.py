@@ -25,17 +25,18 @@ EXPECTED = {
     "ntk_rate": (["case", "seed", "N", "all_min", "all_max", "V_min", "V_max", "bound_low", "bound_high",
                   "first_rate", "first_within", "rate", "rate_err", "within", "drift", "all_min_end",
                   "final_risk"], 3),
-    "weight_decay": (["lambda", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err", "norm2"], 3),
-    "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "reduction", "test_risk",
-                 "test_accuracy"], 12),
+    "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err",
+                      "objective_sd", "norm2", "stationary", "max_change"], 6),
+    "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "held_out", "held_out_err",
+                 "ending"], 12),
     "variants": (["attention", "causal", "seeds", "diverged", "all_min", "all_max", "V_min", "V_max", "risk",
                   "risk_err", "reduction"], 4),
-    "size_data": (["M", "N", "seeds", "diverged", "risk", "test_risk", "test_risk_err"], 4),
+    "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_err", "train_risk"], 6),
     "d_and_m": (["d", "scaling", "M", "seeds", "distance", "distance_err", "relative", "risk"], 4),
     "lazy": (["M", "seeds", "median", "mean", "q10", "q90", "relative_median", "risk"], 3),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3}
+CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3, "size_data": 4, "weight_decay": 3, "methods": 4}
 
 
 def main():
