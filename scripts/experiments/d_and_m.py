@@ -44,7 +44,7 @@ def main():
 
     rows = []
     for d, scaling, M in plan:
-        D, rel, risk = [], [], []
+        D, rel, risk = [], [], []  # per seed
         for seed in size["seeds"]:
             a, b = f"d{d}-M{M}-s{seed}", f"d{d}-M{size['factor'] * M}-s{seed}"
             if a not in paths or b not in paths:
@@ -58,6 +58,7 @@ def main():
         dist, dist_err = common.mean_and_error(D) if D else (np.nan, np.nan)
         rows.append({"d": d, "scaling": scaling, "M": M, "seeds": len(D), "distance": dist, "distance_err": dist_err,
                      "relative": float(np.mean(rel)) if rel else np.nan,
+                     "relative_err": common.mean_and_error(rel)[1] if rel else np.nan,
                      "risk": float(np.mean(risk)) if risk else np.nan})
     common.write_csv("d_and_m", options, ["d", "scaling", "M", "seeds", "distance", "distance_err", "relative",
                                           "risk"], rows)
@@ -66,8 +67,9 @@ def main():
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for scaling, marker in (("linear", "o"), ("quadratic", "s")):
         sel = [r for r in rows if r["scaling"] == scaling]
-        label = "M ∝ d" if scaling == "linear" else "M ∝ d²"
-        axes[0].errorbar([r["d"] for r in sel], [r["relative"] for r in sel], marker=marker, label=label)
+        label = "M = d" if scaling == "linear" else "M = d²/16"
+        axes[0].errorbar([r["d"] for r in sel], [r["relative"] for r in sel], yerr=[r["relative_err"] for r in sel],
+                         marker=marker, capsize=3, label=label + " (SE over seeds)")
         axes[1].plot([r["d"] for r in sel], [r["risk"] for r in sel], marker=marker, label=label)
     axes[0].set_ylabel(f"coupling distance to {size['factor']} M / initial |θ|")
     axes[1].set_ylabel("final risk R")

@@ -71,7 +71,8 @@ def main():
     M = np.array([r["M"] for r in rows], float)
     axes[1].loglog(M, [r["median"] for r in rows], "o-", label=f"median: M^{fit.value:.2f}±{fit.error:.2f}")
     axes[1].loglog(M, rows[0]["median"] * (M / M[0]) ** -0.5, "k:", label="lazy: M^-1/2")
-    axes[1].set_xlabel("M")
+    axes[1].set_xlabel("heads per slice M")
+    axes[1].set_ylabel("median |θ(τ) − θ(0)| per head")
     axes[1].legend(fontsize=7)
     for ax in axes:
         ax.grid(alpha=0.3)

@@ -46,15 +46,23 @@ QUICK = dict(widths=[2, 4, 8], L=2, reference=32, fit_from=2, seeds=[1, 2], N=8,
 
 
 def particles(path, index):
+    """The particles of snapshot `index` and its tau."""
     run = common.mft_io.open_run(str(path))
     p, tau = run.particles(index), float(run.snapshot_taus[index])
     run.close()
     return p, tau
 
 
-def flat(p, M):
-    L = p["Q"].shape[0]
-    return np.concatenate([p[s][:, :M].reshape(L, M, -1) for s in ("Q", "K", "V")], axis=2)
+def heads(path, index=-1):
+    return particles(path, index)[0]
+
+
+def coupling_distance(small, large):
+    """Mean |theta_lm - theta'_lm| over the small run's heads (l, m): Q, K, V
+    as one vector."""
+    L, M = small["Q"].shape[:2]
+    flat = lambda p: np.concatenate([p[s][:, :M].reshape(L, M, -1) for s in ("Q", "K", "V")], axis=2)
+    return float(np.linalg.norm(flat(small) - flat(large), axis=2).mean())
 
 
 def final_risk(path):
@@ -95,10 +103,10 @@ def main():
                 (a, tau), (b, _), (b0, _) = (particles(paths[name(M, L, s)], k), particles(paths[name(ref, L, s)], k),
                                              particles(paths[name(ref, L, s)], 0))
                 if k == 1:
-                    start, _ = particles(paths[name(M, L, s)], 0)
-                    assert np.array_equal(flat(start, M), flat(b0, M)), "the coupled runs must start equal"
-                D.append(float(np.linalg.norm(flat(a, M) - flat(b, M), axis=2).mean()))
-                moved.append(float(np.linalg.norm(flat(b, ref) - flat(b0, ref), axis=2).mean()))
+                    assert coupling_distance(heads(paths[name(M, L, s)], 0), b0) == 0.0, \
+                        "the coupled runs must start equal"
+                D.append(coupling_distance(a, b))
+                moved.append(coupling_distance(b, b0))
                 bias.append(final_risk(paths[name(M, L, s)]) - final_risk(paths[name(ref, L, s)]))
             if not D:
                 continue
