@@ -101,6 +101,17 @@ def _complete(path, run):
         return False
 
 
+def _finished(path):
+    """Whether a training run file reached its train.steps."""
+    try:
+        import h5py
+        with h5py.File(path, "r") as f:
+            rows = int(f["history"].attrs.get("complete", len(f["history/step"])))
+            return rows > 0 and int(f["history/step"][rows - 1]) >= int(f["config"].attrs["train.steps"])
+    except (OSError, KeyError, IndexError, ValueError):
+        return False
+
+
 def _argv(run, path):
     argv = [mft_binary(), run.command]
     for key, value in run.args.items():
@@ -152,6 +163,11 @@ def execute(name, runs, options):
         missing = [str(p) for p in paths.values() if not p.is_file()]
         if missing:
             sys.exit(f"error: --from-sweep {options.from_sweep}: {len(missing)} run files missing, e.g. {missing[0]}")
+        # A diverged run keeps its file: it ends before its last step.
+        for run in runs:
+            if run.command == "train" and not _finished(paths[run.name]):
+                print(f"[{name}] {run.name}: diverged or unfinished ({paths[run.name]})", flush=True)
+                paths.pop(run.name)
         return paths
     if options.slurm:
         submit_slurm(name, runs, folder)

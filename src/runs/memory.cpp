@@ -108,7 +108,9 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const long long b = c.train.batch;
   if (trains && b > 0 && (b < N || c.data.online)) {
     const long double batch_state = static_cast<long double>((b + groups - 1) / groups) * n * d * sizeof(double);
-    e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)),
+    // Online batches: every rank draws the whole batch, and a fresh copy.
+    const long double online = c.data.online ? 2.0L * b * n * d * sizeof(double) : 0.0L;
+    e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)) + online,
                        "train.batch", std::to_string(b)});
   }
   // Adam's moments m and v.

@@ -8,6 +8,7 @@
 #include "mft/train/objective.hpp"
 #include "mft/core/signals.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -163,7 +164,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   TrainResult result;
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
-  double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0;
+  double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0, row_seconds = 0.0;
   long long last_step = first;
   int stop_reason = 0;
 
@@ -173,7 +174,8 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     step_seconds = now - step_time;
     step_time = now;
     int reason = stop_signal();
-    if (config.train.max_walltime > 0 && now - t0 + 2 * step_seconds > config.train.max_walltime)
+    // A stop adds a history row (all N and the held-out sequences) to the step.
+    if (config.train.max_walltime > 0 && now - t0 + 2 * step_seconds + row_seconds > config.train.max_walltime)
       reason = kWalltime;
     MPI_Allreduce(MPI_IN_PLACE, &reason, 1, MPI_INT, MPI_MAX, comm);
     stop_reason = reason;
@@ -219,7 +221,8 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     if (file && (step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
         step != file->last_snapshot_step())
       file->append_snapshot(step, tau, *model.particles);
-    const bool print_due = step % config.train.print_every == 0 || every > config.train.print_every;
+    // The first row at or after each multiple of train.print_every.
+    const bool print_due = step / config.train.print_every > last_step / config.train.print_every;
     if (out && state && (print_due || step == steps || stop_reason || step == first)) {
       const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
       char line[256];
@@ -249,6 +252,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       last_time = now;
       last_step = step;
     }
+    if (state) row_seconds = std::max(row_seconds, MPI_Wtime() - step_time); // the row and its measures
   });
 
   result.theta_final.resize(static_cast<size_t>(trainer->gradient().local_size()));

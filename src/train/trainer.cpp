@@ -16,11 +16,10 @@ long long Trainer::run(double *theta, long long first, long long last) {
     if (!monitor_) return;
     const double tau = static_cast<double>(step) * dtau_;
     if (!recorded) {
-      // The particles hold the point of the last evaluation (the step's
-      // start): theta goes into them for the monitor's snapshots.
-      Model &model = gradient_.model();
-      model.particles->unpack(theta);
-      model.particles_changed();
+      // The velocity at theta, which the next step starts from (so it costs
+      // nothing more): theta checked finite and in the particles, for the
+      // monitor's snapshots.
+      gradient_.velocity(step, theta);
       return monitor_(step, tau, nullptr);
     }
     const ParticleState state = gradient_.row(step, theta);

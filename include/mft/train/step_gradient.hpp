@@ -30,9 +30,10 @@ struct ParticleState {
 
 class StepGradient {
 public:
-  // With config.train.batch in (0, N): a field and an adjoint solver for b
-  // sequences beside the model's (this group's block of them). Minibatch
-  // streams: seed config.init.seed.
+  // With config.train.batch in (0, N), or data.online: a field and an
+  // adjoint solver for b sequences beside the model's (this group's block of
+  // them). Minibatch streams: seed config.init.seed; online sequences:
+  // data.seed.
   StepGradient(Model &model, const Config &config);
   StepGradient(const StepGradient &) = delete;
   StepGradient &operator=(const StepGradient &) = delete;

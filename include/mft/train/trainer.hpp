@@ -16,7 +16,7 @@ namespace mft {
 
 // Called at the initial state and after every step, with the state there
 // (null at a step whose row the history does not keep); the model's
-// particles hold that step's theta.
+// particles hold that step's theta, checked finite.
 using TrainMonitor = std::function<void(long long step, double tau, const ParticleState *state)>;
 // Called after every step; true stops the loop there (the monitor still
 // sees the state after that step).
