@@ -13,30 +13,8 @@ run=(--model.heads 5 --model.slices 3 --data.task icl-linear --data.sequences 9 
      --data.test_sequences 7 --data.online true --train.method adam --train.batch 12 --train.dtau 0.02
      --output.history_every 3 --output.snapshot_every 2)
 
-same_runs() { # A.h5 B.h5: identical particles, optimizer state and history (wall_time aside)
-  "$PYTHON" - "$1" "$2" <<'PY'
-import sys, h5py
-a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
-for g in ("particles", "optimizer", "history"):
-    assert sorted(a[g]) == sorted(b[g]), (g, sorted(a[g]), sorted(b[g]))
-    for k in a[g]:
-        if k == "wall_time":
-            continue
-        x, y = a[g][k][...], b[g][k][...]
-        assert x.shape == y.shape and x.tobytes() == y.tobytes(), f"/{g}/{k} differs"
-print("identical:", sys.argv[1], sys.argv[2], "history steps", list(a["history/step"][:]))
-PY
-}
-
 for ranks in 1 3; do
-  rm -f straight.h5 part.h5
-  mft_run "$ranks" train "${run[@]}" --train.steps 12 --output.file straight.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks straight: exit $status"; cat err.txt; }
-  mft_run "$ranks" train "${run[@]}" --train.steps 6 --output.file part.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks first half: exit $status"; cat err.txt; }
-  mft_run "$ranks" train "${run[@]}" --train.steps 12 --restart part.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks restart: exit $status"; cat err.txt; }
-  same_runs straight.h5 part.h5 || fail "$ranks ranks: the online restart is not bit-identical"
+  restart_case "$ranks" 12 "${run[@]}"
   "$PYTHON" -c "
 import h5py
 f = h5py.File('straight.h5', 'r')

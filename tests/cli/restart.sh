@@ -9,31 +9,8 @@ base=(--model.slices 3 --model.mlp_particles 3 --model.mlp_width 4 --data.sequen
       --data.tokens 6 --train.dtau 0.1 --output.snapshot_every 4)
 run=(--model.heads 5 "${base[@]}")
 
-same_runs() { # A.h5 B.h5: identical particles and history (wall_time aside)
-  "$PYTHON" - "$1" "$2" <<'PY'
-import sys, h5py, numpy as np
-a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
-for g, names in (("particles", ("step", "tau", "Q", "K", "V", "W1", "W2")),
-                 ("history", ("step", "tau", "risk", "objective", "grad_norm"))):
-    for k in names:
-        if k not in a[g] and k not in b[g]:
-            continue
-        x, y = a[g][k][...], b[g][k][...]
-        assert x.shape == y.shape and x.tobytes() == y.tobytes(), f"/{g}/{k} differs"
-print("identical:", sys.argv[1], sys.argv[2], list(a["particles/step"][:]))
-PY
-}
-
 for ranks in 1 2; do
-  rm -f straight.h5 part.h5
-  mft_run "$ranks" train "${run[@]}" --train.steps 16 --output.file straight.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks straight: exit $status"; cat err.txt; }
-  mft_run "$ranks" train "${run[@]}" --train.steps 8 --output.file part.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks first half: exit $status"; cat err.txt; }
-  mft_run "$ranks" train "${run[@]}" --train.steps 16 --restart part.h5
-  [ "$status" -eq 0 ] || { fail "$ranks ranks restart: exit $status"; cat err.txt; }
-  grep -q "restart from part.h5: step 8" out.txt || fail "no restart line"
-  same_runs straight.h5 part.h5 || fail "$ranks ranks: restart is not bit-identical"
+  restart_case "$ranks" 16 "${run[@]}"
 done
 
 # Restart on another rank count: equal to reduction rounding.
