@@ -177,6 +177,10 @@ def plot(rows, base, size, options):
                     capsize=3, label="mean over seeds (SE)")
         ax.scatter(x, [r["ce_min"] for r in sel], marker="_", color="k", label="seed min / max")
         ax.scatter(x, [r["ce_max"] for r in sel], marker="_", color="k")
+        for r in sel:  # diverged seeds, marked where their point would be
+            if r["diverged"]:
+                ax.text(r[var], 0.97, f"{r['diverged']}/{r['seeds']}\ndiverged", transform=ax.get_xaxis_transform(),
+                        ha="center", va="top", fontsize=6, color="r")
         ax.axhline(ZERO, color="g", ls=":", lw=0.8, label=f"{ZERO} (loss -> 0)")
         ax.axhline(HIGH, color="r", ls=":", lw=0.8, label=f"{HIGH}")
         ax.set_yscale("log")
@@ -195,8 +199,8 @@ def plot(rows, base, size, options):
         ax.set_xlabel(f"{var} ({fixed})")
         ax.set_ylabel("accuracy (share of images)")
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    axes[1][0].legend(fontsize=7)
+    axes[0][0].legend(fontsize=7, loc="lower left")
+    axes[1][0].legend(fontsize=7, loc="lower right")
     common.save_figure(fig, "width_depth", options)
 
 
