@@ -197,7 +197,8 @@ def plot(rows, size, options):
     bias = [r for r in last if np.isfinite(r["loss_bias"])]
     axes[2].errorbar([r["M"] for r in bias], [abs(r["loss_bias"]) for r in bias],
                      yerr=[r["loss_bias_err"] for r in bias], marker="s", capsize=3, label="|R_M - R_ref| (width)")
-    axes[2].plot(M, abs(bias[0]["loss_bias"]) * (M / bias[0]["M"]) ** -1.0, "k:", label="1/M")
+    guide = next(r for r in bias if r["M"] >= size["fit_from"])  # not a saturated small M
+    axes[2].plot(M, abs(guide["loss_bias"]) * (M / guide["M"]) ** -1.0, "k:", label=f"1/M (through M = {guide['M']})")
     depth = [r for r in rows if r["sweep"] == "depth"]
     axes[2].errorbar([r["L"] for r in depth], [r["loss_bias"] for r in depth],
                      yerr=[r["loss_bias_err"] for r in depth], marker="^", capsize=3,
