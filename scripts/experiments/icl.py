@@ -151,6 +151,7 @@ def main():
 
 def plot(curves, ref, size, options):
     plt = common.pyplot()
+    import matplotlib.ticker  # noqa: E402 (after the backend is chosen)
     fig, axes = plt.subplots(1, len(size["methods"]), figsize=(4.6 * len(size["methods"]), 3.8), sharey=True,
                              squeeze=False)
     for ax, method in zip(axes[0], size["methods"]):
@@ -168,7 +169,10 @@ def plot(curves, ref, size, options):
         ax.axhline(1.0, color="k", lw=0.8, label="predict zero")
         ax.axhline(ref["one_step"], color="k", ls="-.", lw=0.8, label=f"one GD step ({ref['one_step']:.3f})")
         ax.set_yscale("log")
-        ax.set_xlabel("training step (64 fresh sequences each)" if not options.quick else "training step")
+        ax.set_yticks([0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5])
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel(f"training step ({size['batch']} fresh sequences each)")
         ax.set_title(f"{method}, dtau = {size['dtau'][method]:g}; least squares: {ref['least_squares']:.0e}",
                      fontsize=8)
         ax.grid(alpha=0.3, which="both")
