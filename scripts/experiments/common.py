@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from mft import io as mft_io  # noqa: E402
@@ -303,6 +305,26 @@ def seed_histories(paths, names):
     not diverge, and how many did: ([history, ...], diverged)."""
     found = [history(paths[name])[0] for name in names if name in paths]
     return found, len(names) - len(found)
+
+
+# Where a training run ends (the rule the drivers state before their runs):
+# its risk below ZERO, else on a plateau when it fell by less than PLATEAU
+# over the last fifth of the run, else still falling.
+ZERO, PLATEAU = 0.01, 0.05
+ENDINGS = ("below 0.01", "plateau", "still falling")
+
+
+def ending(history):
+    risk, step = history["risk"], history["step"]
+    if risk[-1] < ZERO:
+        return ENDINGS[0]
+    earlier = risk[np.searchsorted(step, 0.8 * step[-1])]
+    return ENDINGS[1] if earlier - risk[-1] < PLATEAU * earlier else ENDINGS[2]
+
+
+def endings_text(ends):
+    """"2 below 0.01; 1 plateau": how many runs end each way."""
+    return "; ".join(f"{ends.count(e)} {e}" for e in ENDINGS if ends.count(e))
 
 
 def mean_and_error(values):

@@ -35,7 +35,7 @@ FULL = dict(seeds=[1, 2, 3], M=16, L=4, icl_sequences=256, held_out=512, digits_
             steps=1500, every=25, dtau=0.1, adam_dtau=0.01, batches=(4, 16), temperatures=(1e-4, 1e-3))
 QUICK = dict(seeds=[1, 2], M=4, L=2, icl_sequences=16, held_out=16, digits_train=32, digits_test=32, steps=20,
              every=2, dtau=0.05, adam_dtau=0.01, batches=(2, 4), temperatures=(1e-4, 1e-3))
-ZERO, PLATEAU = 0.01, 0.05  # where a run ends: below ZERO, or falling < PLATEAU over its last fifth
+ZERO, PLATEAU = common.ZERO, common.PLATEAU  # where a run ends (common.ending)
 
 
 def methods(size, N):
@@ -62,16 +62,6 @@ def task_args(task, size, options):
 
 def slug(label):
     return label.replace(" ", "-").replace("=", "")
-
-
-def ending(h):
-    """Where a run ends: below 0.01, on a plateau (R fell < 5 % over the last
-    fifth of the run) or still falling."""
-    risk, step = h["risk"], h["step"]
-    if risk[-1] < ZERO:
-        return "below 0.01"
-    earlier = risk[np.searchsorted(step, 0.8 * step[-1])]
-    return "plateau" if earlier - risk[-1] < PLATEAU * earlier else "still falling"
 
 
 def main():
@@ -104,14 +94,13 @@ def main():
             held = [h["test_risk"][-1] / zero if task == "icl" else h["test_accuracy"][-1] for h in found]
             per_step = [(h["wall_time"][-1] - h["wall_time"][0]) / max(1, h["step"][-1] - h["step"][0])
                         for h in found]
-            ends = [ending(h) for h in found]
+            ends = [common.ending(h) for h in found]
             r, r_err = common.mean_and_error([h["risk"][-1] for h in found] or [np.nan])
             t, t_err = common.mean_and_error(held or [np.nan])
             rows.append({"task": task, "method": label, "seeds": len(size["seeds"]), "diverged": diverged,
                          "risk": r, "risk_err": r_err, "held_out": t, "held_out_err": t_err,
-                         "ending": "; ".join(f"{ends.count(e)} {e}" for e in ("below 0.01", "plateau", "still falling")
-                                             if ends.count(e)),
-                         "plateaued": sum(e != "still falling" for e in ends),
+                         "ending": common.endings_text(ends),
+                         "plateaued": sum(e != common.ENDINGS[2] for e in ends),
                          "seconds_per_step": float(np.mean(per_step)) if per_step else np.nan})
             if found and all(len(h["step"]) == len(found[0]["step"]) for h in found):
                 curves[(task, label)] = (found[0]["tau"], np.array([h["risk"] for h in found]),

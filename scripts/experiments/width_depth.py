@@ -47,7 +47,7 @@ FULL = dict(widths=[1, 2, 4, 8, 16, 32], fixed_L=4, depths=[1, 2, 4, 8], fixed_M
             dtau=0.1, every=25, train=256, test=256)
 QUICK = dict(widths=[1, 4], fixed_L=2, depths=[1, 2], fixed_M=2, seeds=[1], steps=20, dtau=0.1, every=2,
              train=32, test=32)
-ZERO, HIGH, PLATEAU = 0.01, 0.1, 0.05
+ZERO, HIGH = common.ZERO, 0.1
 
 
 def digits_file(options, train=None, test=None):
@@ -76,15 +76,6 @@ def run_of(split, M, L, seed, data, size):
         "output.snapshot_every": size["steps"]})
 
 
-def ending(history, steps):
-    """Where a run ends under the plateau rule."""
-    ce, step = history["risk"], history["step"]
-    if ce[-1] < ZERO:
-        return "below 0.01"
-    earlier = ce[np.searchsorted(step, 0.8 * steps)]
-    return "plateau" if (earlier - ce[-1]) < PLATEAU * earlier else "still falling"
-
-
 def summary(paths, split, sweep, M, L, size):
     found, diverged = common.seed_histories(paths, [f"{split}-M{M}-L{L}-s{s}" for s in size["seeds"]])
     row = {"split": split, "sweep": sweep, "M": M, "L": L, "seeds": len(size["seeds"]), "diverged": diverged}
@@ -92,9 +83,7 @@ def summary(paths, split, sweep, M, L, size):
         row[column], row[column + "_err"] = common.mean_and_error([h[key][-1] for h in found] or [np.nan])
     row["ce_max"] = max([h["risk"][-1] for h in found], default=np.nan)
     row["ce_min"] = min([h["risk"][-1] for h in found], default=np.nan)
-    ends = [ending(h, size["steps"]) for h in found]
-    row["ending"] = "; ".join(f"{ends.count(e)} {e}" for e in ("below 0.01", "plateau", "still falling")
-                              if ends.count(e))
+    row["ending"] = common.endings_text([common.ending(h) for h in found])
     row["curves"] = found
     return row
 
