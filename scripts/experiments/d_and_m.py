@@ -86,4 +86,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    common.mft_io.exit_on_run_file_error(main)()

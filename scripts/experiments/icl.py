@@ -182,4 +182,4 @@ def plot(curves, ref, size, options):
 
 
 if __name__ == "__main__":
-    main()
+    common.mft_io.exit_on_run_file_error(main)()

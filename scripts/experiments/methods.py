@@ -171,4 +171,4 @@ def plot(tasks, curves, zero, pixel, size, options):
 
 
 if __name__ == "__main__":
-    main()
+    common.mft_io.exit_on_run_file_error(main)()

@@ -194,4 +194,4 @@ def plot(rows, base, size, options):
 
 
 if __name__ == "__main__":
-    main()
+    common.mft_io.exit_on_run_file_error(main)()

@@ -1,4 +1,4 @@
-"""Analysis of mft's HDF5 run files (schema mft/1, see FORMAT.md).
+"""Analysis of mft's HDF5 run files (schema mft/1, see docs/FORMAT.md).
 
 Modules: `mft.io` reads run files (`open_run`, `Run`, `RunFileError`);
 `mft.history`, `mft.particles_plot`, `mft.compare`, `mft.sweep` and
@@ -9,6 +9,10 @@ The names of `mft.io` are also reachable here (`mft.open_run(path)`); they
 are imported on first use, so `import mft` alone loads neither h5py nor
 numpy.
 """
+
+# The release, the same as the C++ program's (CMakeLists.txt's project
+# VERSION; a test compares them).
+__version__ = "0.1.0"
 
 __all__ = ["FORMAT", "Run", "RunFileError", "open_run"]
 

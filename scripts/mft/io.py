@@ -1,10 +1,20 @@
-"""The one reader of mft's HDF5 run files (schema mft/1, see FORMAT.md).
+"""The one reader of mft's HDF5 run files (schema mft/1, see docs/FORMAT.md).
 
-Every analysis tool opens runs through `open_run`, which refuses a file
-that is not an mft/1 run with a one-line error. Besides plain NumPy arrays,
-a `Run` gives its particles as labelled arrays (`particles_xarray`, needs
-xarray) and its history as a table (`history_frame`, needs pandas); those
-two libraries are imported only when these methods are called.
+Every analysis tool opens runs through `open_run`, which raises
+RunFileError, with a one-line message, for a file that is not an mft/1 run.
+Besides plain NumPy arrays, a `Run` gives its particles as labelled arrays
+(`particles_xarray`, `particles_dataset`, need xarray) and its history as a
+table (`history_frame`, needs pandas); those two libraries are imported only
+when these methods are called.
+
+In a notebook:
+
+    >>> import mft
+    >>> with mft.open_run("runs/icl.h5") as run:          # doctest: +SKIP
+    ...     print(run)                                     # what it holds
+    ...     frame = run.history_frame()                    # pandas
+    ...     V = run.particles_xarray("V").sel(step=200)    # xarray, by step
+    ...     ds = run.particles_dataset()                   # every species
 
 A run killed while it wrote a snapshot (a crash, a full disk) leaves rows
 past the last complete one: half written, often zeros, and the datasets may
@@ -97,12 +107,45 @@ class Run:
             self.file = h5py.File(path, "r")
         except (OSError, IOError) as e:
             raise RunFileError(f"{path}: HDF5 cannot open it ({str(e).splitlines()[0]})") from None
-        fmt = _text(self.file.attrs.get("format", ""))
-        if fmt != FORMAT:
-            raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
-        for required in ("config", "data/tokens", "data/targets", "particles/step", "particles/tau"):
-            if required not in self.file:
-                raise RunFileError(f"{path}: incomplete mft run file (no /{required})")
+        try:
+            fmt = _text(self.file.attrs.get("format", ""))
+            if fmt != FORMAT:
+                raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
+            for required in ("config", "data/tokens", "data/targets", "particles/step", "particles/tau"):
+                if required not in self.file:
+                    raise RunFileError(f"{path}: incomplete mft run file (no /{required})")
+        except RunFileError:
+            self.file.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        """One line: the file, its task and sizes, its snapshots and history
+        rows ('damaged' in place of a count that cannot be read)."""
+        if not self.file:
+            return f"<mft.Run {self.path!r} (closed)>"
+        cfg = self.config
+        sizes = ", ".join(f"{label}={cfg[key]}" for label, key in
+                          (("N", "data.sequences"), ("M", "model.heads"), ("L", "model.slices"), ("d", "model.d"))
+                          if key in cfg)
+        try:
+            steps = self.snapshot_steps
+            snaps = f"{len(steps)} snapshots" + (f" (steps {steps[0]}..{steps[-1]})" if len(steps) else "")
+        except RunFileError:
+            snaps = "snapshots damaged"
+        try:
+            hist = self.history
+            rows = "no history" if hist is None else f"{len(next(iter(hist.values()), ()))} history rows"
+        except RunFileError:
+            rows = "history damaged"
+        task = cfg.get("data.task", "?")
+        return f"<mft.Run {self.path!r}: task {task}, {sizes}; {snaps}, {rows}>"
 
     @property
     def config(self):
@@ -314,11 +357,32 @@ class Run:
         """Particle dataset `name` ('Q', 'K', 'V', 'W1', ...; see `species`)
         over the complete snapshots as an xarray.DataArray with dims
         ("snapshot", "slice", "head", "row", "col") ("neuron" instead of
-        "head" for the MLP's particles): coordinates `step` and `tau` along
-        "snapshot" (`snapshot_steps`, `snapshot_taus`; "snapshot" itself has
-        no index, select rows with `.isel(snapshot=k)` or swap in step with
-        `.swap_dims(snapshot="step")`), and `slice`, `head` (or `neuron`) as
-        0, 1, ...; `row` and `col` index the particle's matrix."""
+        "head" for the MLP's particles). `step` and `tau` are coordinates
+        along "snapshot" with indexes of their own, so `.sel(step=200)` and
+        `.sel(tau=2.0, method="nearest")` select snapshots by label and
+        `.isel(snapshot=-1)` by row; `slice`, `head` (or `neuron`) count
+        0, 1, ...; `row` and `col` index the particle's matrix.
+
+        >>> run.particles_xarray("V").sel(step=200, slice=0).mean("head")  # doctest: +SKIP
+        """
+        return _by_step_and_tau(self._particles_xarray(name, ("row", "col")))
+
+    def particles_dataset(self):
+        """Every particle dataset of `species` in one xarray.Dataset sharing
+        the "snapshot", "slice", "head" and "neuron" dimensions (with the
+        step and tau indexes of `particles_xarray`); the matrix dimensions
+        are named after the species ("Q_row", "Q_col", "V_row", ...), since
+        Q (d_h x d) and V (d x d) differ in shape.
+
+        >>> ds = run.particles_dataset()                                   # doctest: +SKIP
+        >>> (ds.Q ** 2).sum(["Q_row", "Q_col"]).sel(step=0).mean()         # doctest: +SKIP
+        """
+        import xarray as xr
+
+        arrays = [self._particles_xarray(name, (f"{name}_row", f"{name}_col")) for name in self.species]
+        return _by_step_and_tau(xr.merge(arrays, combine_attrs="drop_conflicts").assign_attrs(file=self.path))
+
+    def _particles_xarray(self, name, matrix_dims):
         import xarray as xr
 
         self.require_species(name)
@@ -331,7 +395,7 @@ class Run:
         unit = {"heads": "head", "neurons": "neuron"}.get(kinds[name], "particle")
         return xr.DataArray(
             values,
-            dims=("snapshot", "slice", unit, "row", "col"),
+            dims=("snapshot", "slice", unit) + tuple(matrix_dims),
             coords={"step": ("snapshot", steps), "tau": ("snapshot", taus),
                     "slice": np.arange(values.shape[1]), unit: np.arange(values.shape[2])},
             name=name,
@@ -356,9 +420,19 @@ class Run:
         self.file.close()
 
 
+def _by_step_and_tau(labelled):
+    """An xarray object whose `step` and `tau` coordinates (along
+    "snapshot") get indexes: `.sel(step=s)` selects by step."""
+    return labelled.set_xindex("step").set_xindex("tau")
+
+
 def open_run(path):
-    """Opens a run file or exits with a one-line error."""
-    try:
-        return Run(path)
-    except RunFileError as e:
-        sys.exit(f"error: {_one_line(e)}")
+    """Opens a run file: a `Run`, also a context manager (`with open_run(p)
+    as run:` closes it). RunFileError, one line naming the file, when it is
+    missing, not HDF5 or not an mft/1 run; a tool's `main` wrapped in
+    `exit_on_run_file_error` turns that into `error: ...` and exit status 1.
+
+    >>> run = open_run("runs/icl.h5"); run          # doctest: +SKIP
+    <mft.Run 'runs/icl.h5': task icl-linear, N=256, M=16, L=4, d=6; 11 snapshots (steps 0..200), 11 history rows>
+    """
+    return Run(os.fspath(path))

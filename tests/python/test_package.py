@@ -26,6 +26,8 @@ from mft import io as mft_io  # noqa: E402
 from mft import sweep  # noqa: E402
 # Damaged run files and hostile sweep tables, run with these tests.
 from damaged_inputs import DamagedRun, HostileSweepTable  # noqa: E402, F401
+# mft.io in a notebook.
+from notebook import Notebook  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
@@ -63,7 +65,7 @@ class Package(unittest.TestCase):
             np.testing.assert_array_equal(da.coords["head"].values, np.arange(3))
             # one entry by label against the raw array
             self.assertEqual(float(da.isel(snapshot=-1).sel(slice=1, head=2)[0, 1]), arrays[name][-1, 1, 2, 0, 1])
-            by_step = da.swap_dims(snapshot="step").sel(step=10)
+            by_step = da.sel(step=10)
             np.testing.assert_array_equal(by_step.values, arrays[name][1])
         with h5py.File(path, "r") as f:
             np.testing.assert_array_equal(run.particles_xarray("K").values, f["particles/K"][...])
