@@ -8,6 +8,7 @@ include(CMakePackageConfigHelpers)
 
 set(MFT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mft")
 set(MFT_PYTHON_DIR "lib/python3/dist-packages")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS scripts/pyproject.toml)
 
 install(TARGETS mft mft-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 set(layer_targets)
@@ -32,24 +33,30 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/mftConfigVersion.cmake"
 install(FILES "${PROJECT_BINARY_DIR}/mftConfig.cmake" "${PROJECT_BINARY_DIR}/mftConfigVersion.cmake"
         DESTINATION ${MFT_CMAKE_DIR})
 
-# The Python package, and one command per analysis tool: a shell wrapper that
-# runs the tool's module with the installed package on PYTHONPATH. The
-# package goes to lib/python3/dist-packages under the prefix (not
-# CMAKE_INSTALL_LIBDIR, which is lib64 on some distributions).
+# The Python package, and one command per analysis tool: the commands of
+# scripts/pyproject.toml's [project.scripts] (the list pip installs too), each
+# a shell wrapper that runs the tool's main with the installed package on
+# PYTHONPATH, under $MFT_PYTHON when set, else `python3` from PATH (a module
+# or conda Python with h5py works as well as Debian's). The package goes to
+# lib/python3/dist-packages under the prefix (not CMAKE_INSTALL_LIBDIR, which
+# is lib64 on some distributions).
 install(DIRECTORY scripts/mft DESTINATION ${MFT_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
-foreach(tool IN ITEMS plot-history:mft.history plot-particles:mft.particles_plot compare-runs:mft.compare
-                      collect-sweep:mft.sweep+collect ntk-table:mft.ntk_table scaling:mft.scaling)
-  # name:module[+subcommand]
-  string(REPLACE ":" ";" pair "${tool}")
-  list(GET pair 0 name)
-  list(GET pair 1 module)
-  string(REPLACE "+" " " module "${module}")
-  set(wrapper "${PROJECT_BINARY_DIR}/python-commands/mft-${name}")
+file(STRINGS scripts/pyproject.toml python_commands REGEX "^mft-[a-z-]+ = \"mft\\.[a-z_]+:[a-z_]+\"$")
+if(NOT python_commands)
+  message(FATAL_ERROR "scripts/pyproject.toml lists no commands under [project.scripts]")
+endif()
+foreach(line IN LISTS python_commands)
+  string(REGEX REPLACE "^(mft-[a-z-]+) = \"(mft\\.[a-z_]+):([a-z_]+)\"$" "\\1;\\2;\\3" parts "${line}")
+  list(GET parts 0 name)
+  list(GET parts 1 module)
+  list(GET parts 2 function)
+  set(wrapper "${PROJECT_BINARY_DIR}/python-commands/${name}")
   file(WRITE "${wrapper}"
        "#!/bin/sh\n"
-       "# mft-${name}: the installed mft's ${module} (python3 -m ${module} --help)\n"
+       "# ${name}: the installed mft's ${module}.${function} (${name} --help)\n"
        "here=$(dirname \"$(readlink -f \"$0\")\")\n"
-       "PYTHONPATH=\"$here/../${MFT_PYTHON_DIR}\${PYTHONPATH:+:$PYTHONPATH}\" exec /usr/bin/python3 -m ${module} \"$@\"\n")
+       "PYTHONPATH=\"$here/../${MFT_PYTHON_DIR}\${PYTHONPATH:+:$PYTHONPATH}\" exec \"\${MFT_PYTHON:-python3}\" -c "
+       "'import sys; sys.argv[0] = \"${name}\"; from ${module} import ${function}; sys.exit(${function}())' \"$@\"\n")
   install(PROGRAMS "${wrapper}" DESTINATION ${CMAKE_INSTALL_BINDIR})
 endforeach()

@@ -13,8 +13,8 @@ oversubscribe=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft-bench" --json "$@" >"$work/mft.json"
-/usr/bin/python3 "$MFT_ROOT/scripts/bench_torch.py" --threads "$ranks" --json >"$work/torch.json" || true
-/usr/bin/python3 - "$work/mft.json" "$work/torch.json" <<'PY'
+"${MFT_PYTHON:-python3}" "$MFT_ROOT/scripts/bench_torch.py" --threads "$ranks" --json >"$work/torch.json" || true
+"${MFT_PYTHON:-python3}" - "$work/mft.json" "$work/torch.json" <<'PY'
 import json, sys
 mft = json.load(open(sys.argv[1]))
 try:

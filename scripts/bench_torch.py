@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The PyTorch peer of mft-bench: the same scheme written the way an ML
 practitioner would, to time mft's training step against.
 
@@ -11,7 +11,7 @@ It prints seconds per forward solve and per training step (with --json one
 JSON object). python3-torch is not a dependency of mft: without it the script
 says so and exits 0.
 
-  /usr/bin/python3 scripts/bench_torch.py [--threads 2] [--steps 3] [--json]
+  python3 scripts/bench_torch.py [--threads 2] [--steps 3] [--json]
 """
 import argparse
 import json

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Checks training steps of an mft run from the file alone.
 
 Gradient descent (train.method flow with train.ts_type euler, or sgd on full

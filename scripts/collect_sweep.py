@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Collects the runs of a sweep into a table (stdout and CSV) and a plot of
 the final risk against M and L (mft.sweep).
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compares mft runs: the conditional W2 distance between their particle
 measures and the difference of their loss curves (mft.compare).
 

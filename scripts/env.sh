@@ -27,6 +27,17 @@ fi
 export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-4}
 # Readers (h5py) may open a file while mft still writes it.
 export HDF5_USE_FILE_LOCKING=${HDF5_USE_FILE_LOCKING:-FALSE}
+# The Python of the analysis tools and batch scripts: $MFT_PYTHON when set,
+# else the first of python3 on PATH and /usr/bin/python3 that has h5py.
+if [ -z "${MFT_PYTHON:-}" ]; then
+  for mft_candidate in python3 /usr/bin/python3; do
+    if "$mft_candidate" -c "import h5py, numpy" >/dev/null 2>&1; then
+      export MFT_PYTHON=$mft_candidate
+      break
+    fi
+  done
+  unset mft_candidate
+fi
 
 MFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MFT_BUILD=${MFT_BUILD:-$MFT_ROOT/build}

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Writes the 8x8 handwritten digits as an mft data file of token sequences.
 
 Source: sklearn.datasets.load_digits(), 1,797 grey images of 8x8 pixels with
@@ -27,7 +27,7 @@ Output (HDF5, all float64):
 Use it with `--data.task file --data.file digits.h5 --model.d 20
 --readout.dim 10 --loss.kind cross-entropy`.
 
-  /usr/bin/python3 scripts/make_digits.py [--output digits.h5] [--test-share 0.2] [--seed 0]
+  python3 scripts/make_digits.py [--output digits.h5] [--test-share 0.2] [--seed 0]
                                           [--train-size K] [--test-size K] [--force]
 """
 import argparse

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The injectivity table of [B]: the V-part NTK and the log-sum-exp margin
 of each distribution family (mft.ntk_table).
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plots the risk and objective of mft training runs against training time
 and fits the rate of linear convergence (mft.history).
 

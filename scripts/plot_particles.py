@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plots the head particles of an mft run per depth slice at chosen
 snapshots (mft.particles_plot).
 

@@ -18,4 +18,4 @@ defaults=()
 case " $* " in *" --output.file "*) out="(see --output.file)" ;; *) defaults+=(--output.file "$out") ;; esac
 case " $* " in *" --output.overwrite "*) ;; *) defaults+=(--output.overwrite true) ;; esac
 mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft" train "${defaults[@]}" "$@"
-echo "output: $out (inspect with: h5dump -A FILE, or /usr/bin/python3 and h5py)"
+echo "output: $out (inspect with: h5dump -A FILE, or ${MFT_PYTHON:-python3} scripts/plot_history.py FILE)"

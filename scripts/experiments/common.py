@@ -31,6 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from mft import io as mft_io  # noqa: E402
 
+# The batch scripts (a sweep's collect job) run the analysis with the
+# driver's own interpreter, which has h5py.
+os.environ.setdefault("MFT_PYTHON", sys.executable)
+
 DIGITS = 6
 EXIT_DIVERGED = 4  # mft's exit code for a run that became non-finite
 

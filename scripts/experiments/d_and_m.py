@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Coupled scaling of the token dimension d and the width M ([B]'s open
 problem): d in {4, 8, 16, 32} with M growing like d and like d^2. For each,
 the coupling distance of the M-head run to a reference with 4 M heads (the
@@ -6,7 +6,7 @@ coupled streams of MODEL.md §9, as in mean_field.py) after the same tau, and
 the final loss. An observation with no theory to match: the write-up says
 what is seen.
 
-  /usr/bin/python3 scripts/experiments/d_and_m.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/d_and_m.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes d_and_m.csv (d, scaling, M, seeds, coupling distance and its standard
 error, the distance divided by the initial head norm, final R) and

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The mean-field limit (propagation of chaos, [A] Prop. 3.3 / Thm 3.1),
 measured as the theory states it.
 
@@ -29,7 +29,7 @@ Criteria, stated before the runs:
   2. the loss bias's slope against M has a 2-SE interval containing -1;
   3. at fixed M L the loss gap falls with depth: a > 0 by two standard errors.
 
-  /usr/bin/python3 scripts/experiments/mean_field.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/mean_field.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes mean_field.csv, mean_field-criteria.txt and exp_mean_field.png.
 """

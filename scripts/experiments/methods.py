@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Training methods to a plateau: the gradient flow the theory analyses
 against minibatch SGD (two batch sizes), Adam and mean-field Langevin (two
 temperatures), on in-context linear regression (256 fixed training
@@ -16,7 +16,7 @@ Criteria, stated before the runs, for each task:
 Baselines drawn: the zero predictor (icl), logistic regression and nearest
 centroid on the pixels (digits).
 
-  /usr/bin/python3 scripts/experiments/methods.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/methods.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes methods.csv (task, method, seeds, final R and its standard error,
 held-out ratio or accuracy and its standard error, where the runs ended),

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Linear convergence and the NTK ([B]). Linearised in tau, the residual
 obeys d(yhat - y)/dtau = -(1/N) K (yhat - y) with K = (M L) J J^T, so while K
 stays near its initial value the risk R = (1/(2N)) |yhat - y|^2 decays at a
@@ -11,7 +11,7 @@ of K_V along training (`ntk.every`). Cases: the teacher task, a family whose
 log-sum-exp test passes (cubes of different radii) and one where it fails
 (Gaussian translates: one covariance, shifted means).
 
-  /usr/bin/python3 scripts/experiments/ntk_rate.py [--quick] [--jobs J]
+  python3 scripts/experiments/ntk_rate.py [--quick] [--jobs J]
 
 Runs locally only (it needs `mft ntk` runs). Writes ntk_rate.csv (case,
 seed, N, lambda_min and lambda_max of K_all and K_V at initialisation, the

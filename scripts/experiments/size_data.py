@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Model size against data, in the in-context regime: how much data does a
 width need before it learns in context rather than memorising?
 
@@ -15,7 +15,7 @@ Criteria, stated before the runs:
   2. at every width the largest N learns like online data: its held-out
      ratio is within two standard errors (or 5 %) of the online run's.
 
-  /usr/bin/python3 scripts/experiments/size_data.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/size_data.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes size_data.csv (M, N (0: online), seeds, held-out ratio and its
 standard error, the training set's ratio), size_data-criteria.txt and

@@ -1,10 +1,10 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Attention variants: softmax against ReLU scores, all tokens against the
 causal mask ([B]'s open case), on in-context linear regression: the risk
 curves, and lambda_min of the NTK at initialisation (K_all, the kernel of the
 flow, and K_V), whose positivity [B] ties to linear convergence.
 
-  /usr/bin/python3 scripts/experiments/variants.py [--quick] [--jobs J]
+  python3 scripts/experiments/variants.py [--quick] [--jobs J]
 
 Runs locally only (it needs `mft ntk` runs). Writes variants.csv (attention,
 causal, seeds, lambda_min and lambda_max of K_all and K_V at initialisation,

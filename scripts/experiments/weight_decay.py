@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Weight decay at stationarity ([A] Thm 4.1), on [A]'s attention + MLP
 model: with weight decay lambda the flow's stationary point has risk
 R* = O(lambda); the stationary objective Q* converges as M grows.
@@ -18,7 +18,7 @@ Criteria, stated before the runs:
      seed spread (standard deviation) of Q*(64);
   3. every run with lambda > 0 is stationary by the rule above.
 
-  /usr/bin/python3 scripts/experiments/weight_decay.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/weight_decay.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes weight_decay.csv (M, lambda, seeds, R*, Q* and their standard errors,
 |theta|^2, how many runs were stationary), weight_decay-criteria.txt and

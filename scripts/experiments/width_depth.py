@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """[A]'s width/depth threshold on the digits, trained to a plateau: past a
 size, does the training loss go to zero?
 
@@ -24,7 +24,7 @@ Criteria, stated before the runs:
   4. on the full split, the chosen size's mean held-out accuracy is at least
      the logistic regression's.
 
-  /usr/bin/python3 scripts/experiments/width_depth.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/width_depth.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
 
 (--slurm submits the grid; the full-split runs follow locally with
 --from-sweep.) Writes width_depth.csv, width_depth-criteria.txt and

@@ -12,7 +12,7 @@ ground cost, uniform weights 1/M_A and 1/M_B), so runs of different widths
 compare. Loss curves are compared on the common range of tau (linear
 interpolation of the second run at the first run's tau).
 
-  /usr/bin/python3 scripts/compare_runs.py A.h5 B.h5 [C.h5 ...] [-o compare.png] [--snapshot -1]
+  python3 scripts/compare_runs.py A.h5 B.h5 [C.h5 ...] [-o compare.png] [--snapshot -1]
 """
 import argparse
 import os

@@ -13,8 +13,8 @@ held-out risk dash-dotted. Each run is labelled by its train.method, batch
 and Langevin temperature unless --labels names them; a table of final tau,
 final R, wall seconds, steps and fitted rate goes to stdout.
 
-  /usr/bin/python3 scripts/plot_history.py RUN.h5 [-o history.png] [--fit-from TAU] [--fit-to TAU]
-  /usr/bin/python3 scripts/plot_history.py A.h5 B.h5 [C.h5 ...] [-o history_compare.png] [--labels a,b,c]
+  python3 scripts/plot_history.py RUN.h5 [-o history.png] [--fit-from TAU] [--fit-to TAU]
+  python3 scripts/plot_history.py A.h5 B.h5 [C.h5 ...] [-o history_compare.png] [--labels a,b,c]
                                            [--fit-from TAU] [--fit-to TAU]
 """
 import argparse

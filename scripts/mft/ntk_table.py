@@ -18,7 +18,7 @@ the NTK and margin > 1e-8 for the CGF (rounding leaves dependent columns near
 the n sampled tokens of each sequence; the population margin uses the
 closed-form Lambda (n -> infinity).
 
-  /usr/bin/python3 scripts/ntk_table.py [--ranks 2] [--tokens 64] [--gaussian-cov MEANS;VARIANCES ...]
+  python3 scripts/ntk_table.py [--ranks 2] [--tokens 64] [--gaussian-cov MEANS;VARIANCES ...]
 """
 import argparse
 import os

@@ -7,7 +7,7 @@ For each slice the projection is the first two principal axes of the
 particles of all plotted snapshots together (a fixed basis per slice, so the
 motion between snapshots is what changes).
 
-  /usr/bin/python3 scripts/plot_particles.py RUN.h5 [-o particles.png] [--snapshots 0,-1] [--slices 0,3,7]
+  python3 scripts/plot_particles.py RUN.h5 [-o particles.png] [--snapshots 0,-1] [--slices 0,3,7]
 """
 import argparse
 import os

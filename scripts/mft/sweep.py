@@ -3,7 +3,7 @@ of every run into a table (stdout and CSV), and plots the final R against the
 width M at fixed depth L and against L at fixed M (the shape of [A]'s
 experiments: small models stall, wide or deep ones reach R ~ 0).
 
-  /usr/bin/python3 scripts/collect_sweep.py RUN.h5 [RUN.h5 ...] [--csv sweep.csv] [--plot sweep.png]
+  python3 scripts/collect_sweep.py RUN.h5 [RUN.h5 ...] [--csv sweep.csv] [--plot sweep.png]
 """
 import argparse
 import collections

@@ -25,7 +25,7 @@ rows=$(
   source "$here/../env.sh"
   mft=$MFT_BUILD/apps/mft
   [ -x "$mft" ] || { echo "$0: no mft program at $mft (build it, or set MFT_BUILD)" >&2; exit 2; }
-  PYTHONPATH="$here/../../scripts${PYTHONPATH:+:$PYTHONPATH}" /usr/bin/python3 -m mft.sweep check "$table" --mft "$mft"
+  PYTHONPATH="$here/../../scripts${PYTHONPATH:+:$PYTHONPATH}" "${MFT_PYTHON:-python3}" -m mft.sweep check "$table" --mft "$mft"
 )
 [ "$rows" -ge 1 ] || { echo "$0: $table has a header and no rows" >&2; exit 2; }
 array=$(sbatch --parsable --array=0-$((rows - 1)) "$@" "$here/sweep.sbatch" "$table")

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Bad input, one table row per case.
 
 Every case must stop every rank with exit status 2 and exactly one stderr
@@ -10,7 +10,7 @@ before they are opened (a FIFO would block), as outputs never replaced.
 
 Environment (ctest sets it): MFT, MPIEXEC, and the OMPI_*/OPENBLAS/HDF5
 variables of tests/cli/common.sh; missing ones get the same defaults here.
-Usage: /usr/bin/python3 tests/cli/bad_inputs.py [-k SUBSTRING] [-j JOBS]
+Usage: python3 tests/cli/bad_inputs.py [-k SUBSTRING] [-j JOBS]
 """
 import argparse
 import concurrent.futures

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Faults of the file system and of other processes, as a batch job meets them.
 
 - A write that fails on one rank (ENOSPC injected below MPI-IO by the

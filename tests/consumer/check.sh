@@ -2,8 +2,10 @@
 # The installed package: `cmake --install` into a temporary prefix, then
 # (1) a consumer project with find_package(mft) and #include <mft/mft.hpp>
 # builds and runs, (2) PREFIX/bin/mft --help runs, (3) the Python package
-# imports from PREFIX and its commands run. Arguments: the build tree and
-# the source tree.
+# imports from PREFIX and its commands run, also under a python3 from PATH
+# that is not $PYTHON (a virtual environment), (4) pip installs the package
+# from the source tree into that environment without network. Arguments:
+# the build tree and the source tree; $PYTHON has numpy, h5py, matplotlib.
 set -u
 build=${1:?build tree} source=${2:?source tree}
 work=$(mktemp -d /tmp/mft-install-XXXXXX)
@@ -34,7 +36,7 @@ echo "PREFIX/bin/mft --help: $(wc -l <<<"$help") lines"
 
 (cd "$work" && "$MPIEXEC" -n 1 "$prefix/bin/mft" forward --data.sequences 4 --model.heads 2 --model.slices 2 \
   --output.file run.h5 >/dev/null 2>&1) || fail "PREFIX/bin/mft forward"
-PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
+PYTHONPATH="$prefix/lib/python3/dist-packages" "$PYTHON" -c "
 import mft.io, sys
 run = mft.io.open_run('$work/run.h5')
 assert run.config['model.heads'] == 2, run.config
@@ -43,4 +45,32 @@ print('python package from the prefix:', mft.io.__file__)
 "$prefix/bin/mft-compare-runs" --help >/dev/null 2>&1 || fail "PREFIX/bin/mft-compare-runs --help"
 "$prefix/bin/mft-collect-sweep" "$work/run.h5" >"$work/collect.txt" 2>&1 && fail "mft-collect-sweep took a forward run"
 grep -q "no /history" "$work/collect.txt" || { cat "$work/collect.txt"; fail "mft-collect-sweep: not its one-line refusal"; }
+
+# (3) The installed commands run `python3` from PATH when MFT_PYTHON is unset:
+# here a virtual environment's, which says it ran by writing a marker file.
+(cd "$work" && "$MPIEXEC" -n 1 "$prefix/bin/mft" train --data.sequences 4 --model.heads 2 --model.slices 2 \
+  --train.steps 3 --train.dtau 0.01 --output.file train.h5 >/dev/null 2>&1) || fail "PREFIX/bin/mft train"
+venv=$work/venv
+"$PYTHON" -m venv --system-site-packages "$venv" >"$work/venv.log" 2>&1 || { cat "$work/venv.log"; fail "python3 -m venv"; }
+site=$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+echo "import os; os.environ.get('MFT_MARKER') and open(os.environ['MFT_MARKER'], 'w').close()" >"$site/mft_marker.pth"
+out=$(env -u MFT_PYTHON PATH="$venv/bin:$PATH" MFT_MARKER="$work/ran-in-venv" MPLBACKEND=Agg \
+      "$prefix/bin/mft-plot-history" "$work/train.h5" -o "$work/history.png" 2>&1) \
+  || { echo "$out"; fail "PREFIX/bin/mft-plot-history under the venv's python3"; }
+[ -f "$work/ran-in-venv" ] || fail "PREFIX/bin/mft-plot-history did not run the python3 of PATH ($venv/bin)"
+[ -s "$work/history.png" ] || fail "PREFIX/bin/mft-plot-history wrote no figure"
+echo "PREFIX/bin/mft-plot-history ran under $venv/bin/python3"
+
+# (4) pip, offline, from a copy of the source tree's package (the build
+# writes its egg-info next to pyproject.toml).
+mkdir -p "$work/src" && cp -r "$source/scripts/pyproject.toml" "$source/scripts/mft" "$work/src/"
+"$venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index "$work/src" >"$work/pip.log" 2>&1 \
+  || { cat "$work/pip.log"; fail "pip install the package"; }
+where=$(cd "$work" && "$venv/bin/python" -c "import mft; print(mft.__version__, mft.__file__)")
+version=$(sed -n 's/^project(mft VERSION \([0-9.]*\).*/\1/p' "$source/CMakeLists.txt")
+[[ "$where" == "$version $site/mft/__init__.py" ]] || fail "pip's mft: '$where', expected version $version under $site"
+out=$(env -u MFT_PYTHON MPLBACKEND=Agg "$venv/bin/mft-plot-history" "$work/train.h5" -o "$work/pip.png" 2>&1) \
+  || { echo "$out"; fail "the venv's mft-plot-history (pip's entry point)"; }
+[ -s "$work/pip.png" ] || fail "pip's mft-plot-history wrote no figure"
+echo "pip installed mft $version into $venv"
 echo "all checks passed"

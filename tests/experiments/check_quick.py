@@ -4,7 +4,7 @@ and, for the drivers that state criteria, as many `criterion: ...:
 holds|fails (...)` lines as it states, printed and written alike. Not the
 science: the full runs and their criteria lines in docs/EXPERIMENTS.md.
 
-  /usr/bin/python3 tests/experiments/check_quick.py DRIVER
+  python3 tests/experiments/check_quick.py DRIVER
 """
 import csv
 import subprocess

@@ -1,6 +1,6 @@
 """The experiments' baselines and criterion lines on data with known answers.
 
-  /usr/bin/python3 tests/experiments/test_baselines.py
+  python3 tests/experiments/test_baselines.py
 """
 import argparse
 import contextlib

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+PYTHON = os.environ.get("PYTHON") or sys.executable  # ctest sets PYTHON (MFT_PYTHON)
 ENV = dict(os.environ, PYTHONPATH=str(SCRIPTS))
 # What a stand-in for `mft --keys` prints: the keys of the tables used here
 # (output.file too: mft knows it, a sweep table may not set it).

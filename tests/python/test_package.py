@@ -1,11 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The mft Python package (scripts/mft) on synthetic mft/1 run files written
 here with h5py: the labelled particles and the history table against the raw
 datasets, the sweep-table reader (module and command line, and the Slurm
 scripts that call it), and scripts/collect_sweep.py; with them the tests of
 damaged run files and hostile sweep tables (damaged_inputs.py).
 
-  /usr/bin/python3 tests/python/test_package.py [-v]
+  python3 tests/python/test_package.py [-v]
 """
 import csv
 import os

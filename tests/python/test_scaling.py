@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The communication model of docs/SCALING.md (mft.scaling) against hand
 arithmetic, and its collector on mft-bench JSON lines."""
 import json
