@@ -9,11 +9,13 @@ only runs what is missing. With `--slurm` the runs become one table, one
 array job and the driver exits; `--from-sweep JOB` later reads
 runs/sweep-JOB-<row>.h5 in table order and does the analysis.
 
-Outputs: full mode writes docs/experiments/<name>.csv and
-docs/figures/exp_<name>.png (the files EXPERIMENTS.md quotes); `--quick`
-writes <name>-quick.csv and the figure beside it under --out (default
-docs/experiments). Numbers in the CSV carry 6 significant digits, the digits
-that reproduce on one machine.
+Outputs: <name>.csv, <name>-criteria.txt and exp_<name>.png (with
+`--quick`: <name>-quick.csv, ...) in runs/experiments/, beside the run
+files, unless --out (and --figures) say otherwise. `--update-docs` writes
+them where docs/EXPERIMENTS.md quotes them instead: the CSV and criteria in
+docs/experiments/, the figure in docs/figures/ (the committed results are
+only replaced on purpose). Numbers in the CSV carry 6 significant digits,
+the digits that reproduce on one machine.
 """
 import argparse
 import concurrent.futures
@@ -47,11 +49,28 @@ class Run:
     extra: list = field(default_factory=list)  # options without a value (ntk: --cgf)
 
 
+class DriverParser(argparse.ArgumentParser):
+    """The drivers' options; parse_args fills in --out and --figures from
+    --runs and --update-docs (see the module's doc)."""
+
+    def parse_args(self, *args, **kwargs):
+        options = super().parse_args(*args, **kwargs)
+        if options.out is None:
+            options.out = str(ROOT / "docs" / "experiments") if options.update_docs else options.runs
+        if options.figures is None:
+            options.figures = str(ROOT / "docs" / "figures") if options.update_docs else options.out
+        return options
+
+
 def parser(doc):
-    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = DriverParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="the reduced version (under two minutes on 2 cores)")
-    p.add_argument("--out", default=str(ROOT / "docs" / "experiments"), help="folder of the CSV (default docs/experiments)")
-    p.add_argument("--figures", default=None, help="folder of the figure (default docs/figures; with --quick: --out)")
+    p.add_argument("--out", default=None, help="folder of the CSV and criteria (default runs/experiments; "
+                   "with --update-docs docs/experiments)")
+    p.add_argument("--figures", default=None, help="folder of the figure (default: --out; with --update-docs "
+                   "docs/figures)")
+    p.add_argument("--update-docs", action="store_true", help="write the CSV, criteria and figure where "
+                   "docs/EXPERIMENTS.md quotes them, replacing the committed results")
     p.add_argument("--runs", default=str(ROOT / "runs" / "experiments"), help="folder of the run files")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (local)")
     p.add_argument("--ranks", type=int, default=1, help="MPI ranks per run (local)")
@@ -271,12 +290,7 @@ def parse_criteria(text):
 
 
 def figure_path(name, options):
-    if options.figures:
-        folder = Path(options.figures)
-    elif options.quick:
-        folder = Path(options.out)
-    else:
-        folder = ROOT / "docs" / "figures"
+    folder = Path(options.figures)
     folder.mkdir(parents=True, exist_ok=True)
     return folder / (f"exp_{name}" + ("-quick" if options.quick else "") + ".png")
 

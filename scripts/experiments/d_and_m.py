@@ -6,7 +6,7 @@ coupled streams of MODEL.md §9, as in mean_field.py) after the same tau, and
 the final loss. An observation with no theory to match: the write-up says
 what is seen.
 
-  python3 scripts/experiments/d_and_m.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes d_and_m.csv (d, scaling, M, seeds, coupling distance and its standard
 error, the distance divided by the initial head norm, final R) and

@@ -23,7 +23,7 @@ Criteria, stated before the runs:
   3. that model has reached its plateau: the mean ratio over the last tenth
      of the run is within 5 % (or two standard errors) of the tenth before.
 
-  python3 scripts/experiments/icl.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/icl.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes icl.csv (method, M, L, seeds, diverged, final held-out ratio and its
 standard error over seeds, final evaluation ratio, plateau change),

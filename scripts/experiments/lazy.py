@@ -5,7 +5,7 @@ the same tau. In the mean-field scaling (velocity (M L) dR/dtheta) each
 particle moves O(1) whatever M: features are learned. In the NTK/lazy
 scaling the displacement would shrink like 1/sqrt(M).
 
-  python3 scripts/experiments/lazy.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/lazy.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes lazy.csv (M, seeds, median, mean, 10 % and 90 % quantiles of the
 displacement and of the relative displacement |dtheta| / |theta(0)|, the

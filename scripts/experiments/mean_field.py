@@ -29,7 +29,7 @@ Criteria, stated before the runs:
   2. the loss bias's slope against M has a 2-SE interval containing -1;
   3. at fixed M L the loss gap falls with depth: a > 0 by two standard errors.
 
-  python3 scripts/experiments/mean_field.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/mean_field.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes mean_field.csv, mean_field-criteria.txt and exp_mean_field.png.
 """

@@ -16,7 +16,7 @@ Criteria, stated before the runs, for each task:
 Baselines drawn: the zero predictor (icl), logistic regression and nearest
 centroid on the pixels (digits).
 
-  python3 scripts/experiments/methods.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/methods.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes methods.csv (task, method, seeds, final R and its standard error,
 held-out ratio or accuracy and its standard error, where the runs ended),

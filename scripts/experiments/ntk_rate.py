@@ -11,7 +11,7 @@ of K_V along training (`ntk.every`). Cases: the teacher task, a family whose
 log-sum-exp test passes (cubes of different radii) and one where it fails
 (Gaussian translates: one covariance, shifted means).
 
-  python3 scripts/experiments/ntk_rate.py [--quick] [--jobs J]
+  python3 scripts/experiments/ntk_rate.py [--quick] [--update-docs] [--jobs J]
 
 Runs locally only (it needs `mft ntk` runs). Writes ntk_rate.csv (case,
 seed, N, lambda_min and lambda_max of K_all and K_V at initialisation, the

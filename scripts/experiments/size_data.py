@@ -15,7 +15,7 @@ Criteria, stated before the runs:
   2. at every width the largest N learns like online data: its held-out
      ratio is within two standard errors (or 5 %) of the online run's.
 
-  python3 scripts/experiments/size_data.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/size_data.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes size_data.csv (M, N (0: online), seeds, held-out ratio and its
 standard error, the training set's ratio), size_data-criteria.txt and

@@ -4,7 +4,7 @@ causal mask ([B]'s open case), on in-context linear regression: the risk
 curves, and lambda_min of the NTK at initialisation (K_all, the kernel of the
 flow, and K_V), whose positivity [B] ties to linear convergence.
 
-  python3 scripts/experiments/variants.py [--quick] [--jobs J]
+  python3 scripts/experiments/variants.py [--quick] [--update-docs] [--jobs J]
 
 Runs locally only (it needs `mft ntk` runs). Writes variants.csv (attention,
 causal, seeds, lambda_min and lambda_max of K_all and K_V at initialisation,

@@ -18,7 +18,7 @@ Criteria, stated before the runs:
      seed spread (standard deviation) of Q*(64);
   3. every run with lambda > 0 is stationary by the rule above.
 
-  python3 scripts/experiments/weight_decay.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/weight_decay.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 Writes weight_decay.csv (M, lambda, seeds, R*, Q* and their standard errors,
 |theta|^2, how many runs were stationary), weight_decay-criteria.txt and

@@ -24,7 +24,7 @@ Criteria, stated before the runs:
   4. on the full split, the chosen size's mean held-out accuracy is at least
      the logistic regression's.
 
-  python3 scripts/experiments/width_depth.py [--quick] [--jobs J] [--slurm | --from-sweep JOB]
+  python3 scripts/experiments/width_depth.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
 (--slurm submits the grid; the full-split runs follow locally with
 --from-sweep.) Writes width_depth.csv, width_depth-criteria.txt and

@@ -1,4 +1,4 @@
-"""The experiments' baselines and criterion lines on data with known answers.
+"""The experiments' baselines, criterion lines and output folders, on data with known answers.
 
   python3 tests/experiments/test_baselines.py
 """
@@ -192,6 +192,35 @@ class Criteria(unittest.TestCase):
                 path = common.write_criteria("demo", options, lines)
                 self.assertEqual(path, Path(folder) / file)
                 self.assertEqual(len(common.parse_criteria(path.read_text())), 3)
+
+
+class Outputs(unittest.TestCase):
+    """Where a driver writes: beside its runs unless told; the committed
+    docs/ files only with --update-docs."""
+
+    def parse(self, *argv):
+        return common.parser("demo").parse_args(list(argv))
+
+    def test_default_is_the_runs_folder(self):
+        options = self.parse("--runs", "/tmp/r")
+        self.assertEqual((options.out, options.figures), ("/tmp/r", "/tmp/r"))
+        options = self.parse()
+        self.assertEqual(Path(options.out), common.ROOT / "runs" / "experiments")
+        self.assertEqual(options.figures, options.out)
+
+    def test_update_docs(self):
+        options = self.parse("--update-docs")
+        self.assertEqual(Path(options.out), common.ROOT / "docs" / "experiments")
+        self.assertEqual(Path(options.figures), common.ROOT / "docs" / "figures")
+
+    def test_explicit_folders_win(self):
+        options = self.parse("--update-docs", "--out", "/tmp/o")
+        self.assertEqual((options.out, Path(options.figures)), ("/tmp/o", common.ROOT / "docs" / "figures"))
+        options = self.parse("--out", "/tmp/o", "--figures", "/tmp/f")
+        self.assertEqual((options.out, options.figures), ("/tmp/o", "/tmp/f"))
+        with tempfile.TemporaryDirectory() as folder:
+            options = self.parse("--figures", folder, "--quick")
+            self.assertEqual(common.figure_path("demo", options), Path(folder) / "exp_demo-quick.png")
 
 
 if __name__ == "__main__":
