@@ -2,20 +2,24 @@
 training time tau on a log scale, and fits the linear-convergence rate;
 with several runs, overlays their risks to compare training methods.
 
-Linear (exponential in tau) convergence, which [B] predicts when the V-part
-of the NTK is positive definite at initialisation, shows as a straight line:
-the script fits log R = a - r tau by least squares over a window of tau and
-prints r.
+Linear (exponential in tau) convergence, which the NTK analysis predicts
+when the V-part of the kernel is positive definite at initialisation, shows
+as a straight line. With --fit (or a window, --fit-from/--fit-to) the script
+fits log R = a - r tau by least squares over a window of tau, prints r with
+the rms of the log residuals, and draws the line only where the curve is a
+clean exponential (rms below 0.05: R within about 5 % of the line); a noisy
+curve (minibatch, cross-entropy near its floor) gets the rate printed with a
+warning and no line.
 
 With two or more runs the figure shows R against tau (left) and against wall
 time (right), one colour per run: minibatch risk (sgd, adam) thin and faint,
 held-out risk dash-dotted. Each run is labelled by its train.method, batch
 and Langevin temperature unless --labels names them; a table of final tau,
-final R, wall seconds, steps and fitted rate goes to stdout.
+final R, wall seconds, steps (and, with --fit, the fitted rate) goes to
+stdout. Legends sit below the axes, where they hide no curve.
 
-  python3 scripts/plot_history.py RUN.h5 [-o history.png] [--fit-from TAU] [--fit-to TAU]
-  python3 scripts/plot_history.py A.h5 B.h5 [C.h5 ...] [-o history_compare.png] [--labels a,b,c]
-                                           [--fit-from TAU] [--fit-to TAU]
+  python3 scripts/plot_history.py RUN.h5 [-o history.png] [--fit] [--fit-from TAU] [--fit-to TAU]
+  python3 scripts/plot_history.py A.h5 B.h5 [C.h5 ...] [-o history_compare.png] [--labels a,b,c] [--fit]
 """
 import argparse
 import os
@@ -25,13 +29,22 @@ import numpy as np
 from . import io as mft_io
 
 
+CLEAN = 0.05  # the rms of log residuals below which a fit's line is drawn
+
+
 def fit_rate(tau, risk, lo, hi):
-    """Least-squares fit of log R = a - r tau over lo <= tau <= hi (R > 0)."""
+    """Least-squares fit of log R = a - r tau over lo <= tau <= hi (R > 0):
+    (r, a, rows, rms of the log residuals), or None with under 2 rows."""
     sel = (tau >= lo) & (tau <= hi) & (risk > 0)
     if sel.sum() < 2:
         return None
     slope, intercept = np.polyfit(tau[sel], np.log(risk[sel]), 1)
-    return -slope, intercept, int(sel.sum())
+    residual = np.log(risk[sel]) - (intercept + slope * tau[sel])
+    return -slope, intercept, int(sel.sum()), float(np.sqrt(np.mean(residual ** 2)))
+
+
+def fitting(args):
+    return args.fit or args.fit_from is not None or args.fit_to is not None
 
 
 def fit_window(tau, args):
@@ -43,9 +56,8 @@ def fit_window(tau, args):
 
 def load_history(path):
     """The history (its complete rows) and configuration of a run file;
-    exits with a one-line error for a file that is not an mft/1 run and
-    raises mft.io.RunFileError for one without a training history or with a
-    damaged one."""
+    raises mft.io.RunFileError for a file that is not an mft/1 run, has no
+    training history or a damaged one."""
     run = mft_io.open_run(path)
     hist = run.training_history(("step", "tau", "risk", "objective", "wall_time"))
     return hist, run.config
@@ -71,10 +83,18 @@ def default_labels(paths, configs):
             for path, label in zip(paths, labels)]
 
 
+def data_label(cfg):
+    """'task icl-linear', or for a data file its name: 'data digits.h5'."""
+    task = str(cfg.get("data.task", "?"))
+    if task == "file" and cfg.get("data.file"):
+        return f"data {os.path.basename(str(cfg['data.file']))}"
+    return f"task {task}"
+
+
 def plot_single(path, hist, cfg, args, plt):
     tau, R, Q = hist["tau"], hist["risk"], hist["objective"]
     lo, hi = fit_window(tau, args)
-    fit = fit_rate(tau, R, lo, hi)
+    fit = fit_rate(tau, R, lo, hi) if fitting(args) else None
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     entropy = str(cfg.get("loss.kind", "squared")) == "cross-entropy"
@@ -82,6 +102,7 @@ def plot_single(path, hist, cfg, args, plt):
                 else "risk R = (1/2N) Σ_i |ŷ_i − y_i|²")
     if "test_risk" in hist:
         ax.semilogy(tau, hist["test_risk"], "-.", label="held-out risk (never trained on)")
+    handles = []
     if "accuracy" in hist:
         acc = ax.twinx()
         acc.plot(tau, hist["accuracy"], color="tab:green", alpha=0.7, label="training accuracy")
@@ -89,23 +110,23 @@ def plot_single(path, hist, cfg, args, plt):
             acc.plot(tau, hist["test_accuracy"], "--", color="tab:green", alpha=0.7, label="held-out accuracy")
         acc.set_ylim(0, 1)
         acc.set_ylabel("accuracy")
-        acc.legend(fontsize=8, loc="center right")
+        handles = acc.get_legend_handles_labels()[0]
     if float(cfg.get("train.lambda", 0.0)) > 0:
         ax.semilogy(tau, Q, "--", label="objective Q = R + (λ/2)(1/(ML)) Σ|θ|²")
-    if fit is not None:
-        rate, intercept, count = fit
+    if fit is not None and fit[3] < CLEAN:
+        rate, intercept = fit[:2]
         window = (tau >= lo) & (tau <= hi)
         ax.semilogy(tau[window], np.exp(intercept - rate * tau[window]), ":", color="k",
                     label=f"fit exp(−{rate:.3g} τ), τ ∈ [{lo:.3g}, {hi:.3g}]")
     ax.set_xlabel("training time τ (gradient-flow time, M·L time scale)")
     ax.set_ylabel("R, Q (log scale)")
     ax.set_title(f"{os.path.basename(path)}: M={cfg['model.heads']} heads × L={cfg['model.slices']} slices, "
-                 f"N={cfg['data.sequences']}, task {cfg['data.task']}", fontsize=9)
+                 f"N={cfg['data.sequences']}, {data_label(cfg)}", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    handles = ax.get_legend_handles_labels()[0] + handles
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     out = args.output or os.path.splitext(path)[0] + "_history.png"
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=120, bbox_inches="tight")
 
     print(f"run: {path}, {len(tau)} history rows, tau in [{tau[0]:.6g}, {tau[-1]:.6g}]")
     print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
@@ -116,10 +137,14 @@ def plot_single(path, hist, cfg, args, plt):
         if "test_accuracy" in hist:
             line += f", held-out {hist['test_accuracy'][0]:.4f} -> {hist['test_accuracy'][-1]:.4f}"
         print(line)
-    if fit is None:
+    if fitting(args) and fit is None:
         print("rate: not enough positive R in the fit window")
-    else:
-        print(f"rate r = {fit[0]:.6e} (R ~ exp(-r tau), fit over tau in [{lo:.6g}, {hi:.6g}], {fit[2]} rows)")
+    elif fit is not None:
+        print(f"rate r = {fit[0]:.6e} (R ~ exp(-r tau), fit over tau in [{lo:.6g}, {hi:.6g}], {fit[2]} rows, "
+              f"rms of log residuals {fit[3]:.3g})")
+        if fit[3] >= CLEAN:
+            print(f"warning: R is not a clean exponential over the window (rms of log residuals {fit[3]:.3g} "
+                  f">= {CLEAN}): no fit line drawn; the rate summarises a curve that is not a straight line")
     print(f"wrote {out}")
 
 
@@ -128,7 +153,8 @@ def plot_compare(paths, histories, labels, args, plt):
 
     fig, (by_tau, by_wall) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     width = max(len(label) for label in labels)
-    print(f"{'run':<{width}}  {'final tau':>10}  {'final R':>12}  {'wall s':>9}  {'steps':>7}  {'rate r':>12}")
+    print(f"{'run':<{width}}  {'final tau':>10}  {'final R':>12}  {'wall s':>9}  {'steps':>7}"
+          + (f"  {'rate r':>12}  {'rms':>6}" if fitting(args) else ""))
     for i, (hist, label) in enumerate(zip(histories, labels)):
         colour = f"C{i}"
         tau, R = hist["tau"], hist["risk"]
@@ -138,10 +164,12 @@ def plot_compare(paths, histories, labels, args, plt):
                 ax.semilogy(x, hist["batch_risk"], color=colour, linewidth=0.6, alpha=0.35)
             if "test_risk" in hist:
                 ax.semilogy(x, hist["test_risk"], "-.", color=colour)
-        fit = fit_rate(tau, R, *fit_window(tau, args))
-        rate = f"{fit[0]:.6e}" if fit is not None else "n/a"
-        print(f"{label:<{width}}  {tau[-1]:>10.6g}  {R[-1]:>12.6e}  {hist['wall_time'][-1]:>9.4g}  "
-              f"{int(hist['step'][-1]):>7d}  {rate:>12}")
+        line = (f"{label:<{width}}  {tau[-1]:>10.6g}  {R[-1]:>12.6e}  {hist['wall_time'][-1]:>9.4g}  "
+                f"{int(hist['step'][-1]):>7d}")
+        if fitting(args):
+            fit = fit_rate(tau, R, *fit_window(tau, args))
+            line += f"  {fit[0]:>12.6e}  {fit[3]:>6.3g}" if fit is not None else f"  {'n/a':>12}  {'':>6}"
+        print(line)
 
     styles = []
     if any("batch_risk" in hist for hist in histories):
@@ -153,9 +181,10 @@ def plot_compare(paths, histories, labels, args, plt):
     by_tau.set_ylabel("risk R (log scale)")
     for ax in (by_tau, by_wall):
         ax.grid(True, which="both", alpha=0.3)
-    by_tau.legend(handles=by_tau.get_legend_handles_labels()[0] + styles, fontsize=8)
+    handles = by_tau.get_legend_handles_labels()[0] + styles
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False)
     out = args.output or os.path.join(os.path.dirname(paths[0]), "history_compare.png")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
     fig.savefig(out, dpi=120)
     print(f"wrote {out}")
 
@@ -168,9 +197,12 @@ def main(argv=None):
                         help="PNG to write (default: RUN_history.png; for several runs history_compare.png "
                              "in the directory of the first)")
     parser.add_argument("--labels", help="comma-separated legend labels, one per run (several runs only)")
+    parser.add_argument("--fit", action="store_true",
+                        help="fit the rate of linear convergence (default window: the second half of each run)")
     parser.add_argument("--fit-from", type=float, default=None,
-                        help="start of the fit window in tau (default: the second half of each run)")
-    parser.add_argument("--fit-to", type=float, default=None, help="end of the fit window (default: last tau)")
+                        help="start of the fit window in tau (implies --fit; default: the second half of the run)")
+    parser.add_argument("--fit-to", type=float, default=None,
+                        help="end of the fit window (implies --fit; default: last tau)")
     args = parser.parse_args(argv)
     labels = args.labels.split(",") if args.labels is not None else None
     if labels is not None and (len(args.runs) < 2 or len(labels) != len(args.runs)):

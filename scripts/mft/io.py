@@ -300,9 +300,12 @@ class Run:
 
     def snapshot_index(self, step):
         """The row of the last complete snapshot of training step `step`."""
-        rows = np.flatnonzero(self.snapshot_steps == step)
+        steps = self.snapshot_steps
+        rows = np.flatnonzero(steps == step)
         if rows.size == 0:
-            raise RunFileError(f"{self.path}: no particle snapshot of step {step}")
+            shown = ", ".join(map(str, steps[:6])) + (f", ..., {steps[-1]}" if len(steps) > 6 else "")
+            raise RunFileError(f"{self.path}: no particle snapshot of step {step} "
+                               f"(snapshots at steps {shown or 'none'})")
         return int(rows[-1])
 
     @property

@@ -10,10 +10,14 @@ mft_run 2 train --model.heads 6 --model.slices 3 --model.d 4 --model.head_dim 4 
 
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 
-# plot_history: the printed rate equals a least-squares fit done here.
-"$PYTHON" "$SCRIPTS/plot_history.py" a.h5 -o history.png >hist.txt 2>&1 || { fail "plot_history"; cat hist.txt; }
+# plot_history: no fit unless asked; with --fit the printed rate equals a
+# least-squares fit done here.
+"$PYTHON" "$SCRIPTS/plot_history.py" a.h5 -o plain.png >plain.txt 2>&1 || { fail "plot_history"; cat plain.txt; }
+is_png plain.png || fail "plot_history wrote no PNG"
+grep -q "rate r" plain.txt && { fail "plot_history fitted a rate unasked"; cat plain.txt; }
+"$PYTHON" "$SCRIPTS/plot_history.py" a.h5 --fit -o history.png >hist.txt 2>&1 || { fail "plot_history --fit"; cat hist.txt; }
 cat hist.txt
-is_png history.png || fail "plot_history wrote no PNG"
+is_png history.png || fail "plot_history --fit wrote no PNG"
 "$PYTHON" - <<'PY' || fail "plot_history's rate is wrong"
 import re, h5py, numpy as np
 h = h5py.File("a.h5", "r")["history"]
@@ -30,6 +34,14 @@ PY
   || { fail "plot_particles"; cat part.txt; }
 is_png particles.png || fail "plot_particles wrote no PNG"
 grep -q "snapshots \[0, 10, 20\]" part.txt || { fail "plot_particles chose other snapshots"; cat part.txt; }
+# by training step; by default every snapshot (5 here: steps 0, 5, ..., 20)
+"$PYTHON" "$SCRIPTS/plot_particles.py" a.h5 -o steps.png --steps 5,20 >steps.txt 2>&1 || { fail "plot_particles --steps"; cat steps.txt; }
+grep -q "snapshots \[5, 20\]" steps.txt || { fail "plot_particles --steps 5,20 chose other snapshots"; cat steps.txt; }
+"$PYTHON" "$SCRIPTS/plot_particles.py" a.h5 -o all.png >all.txt 2>&1 || { fail "plot_particles"; cat all.txt; }
+grep -q "snapshots \[0, 5, 10, 15, 20\]" all.txt || { fail "plot_particles: not every snapshot by default"; cat all.txt; }
+if "$PYTHON" "$SCRIPTS/plot_particles.py" a.h5 --steps 7 >nostep.txt 2>&1; then fail "plot_particles --steps 7 ran"; fi
+grep -q "no particle snapshot of step 7 (snapshots at steps 0, 5, 10, 15, 20)" nostep.txt ||
+  { fail "plot_particles --steps 7: not its one-line refusal"; cat nostep.txt; }
 
 # compare_runs: a run against itself is at distance 0; against a copy with
 # every V entry shifted by 0.1 (a translation of every slice's measure by

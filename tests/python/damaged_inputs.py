@@ -86,7 +86,7 @@ class DamagedRun(unittest.TestCase):
 
         status, out, err = script("plot_particles", self.path, "-o", self.tmp / "p.png")
         self.assertEqual(status, 0, err)
-        self.assertIn("snapshots [0, 20]", out)  # the last complete snapshot, not the zero row
+        self.assertIn("snapshots [0, 10, 20]", out)  # the complete snapshots, not the rows past them
         status, out, err = script("plot_history", self.path, "-o", self.tmp / "h.png")
         self.assertEqual(status, 0, err)
         self.assertIn("5 history rows", out)
