@@ -12,6 +12,7 @@
 #include "mft/runs/train_run.hpp"
 #include "mft/core/version.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <unistd.h>
 
@@ -28,18 +29,26 @@ const char *kUsage =
     "            (--from FILE [--snapshot S]); --cgf adds the log-sum-exp injectivity test\n"
     "\n"
     "Keys come from built-in defaults, then the INI file, then the command line.\n"
-    "mft train --restart FILE continues the run in FILE from its last snapshot.\n"
-    "Exit codes: 0 done, 1 run failure, 2 bad input, 75 stopped early by SIGTERM,\n"
-    "SIGINT, SIGUSR1 or train.max_walltime (the file is complete; --restart it).\n"
+    "mft train --restart FILE continues the run in FILE from its last snapshot with\n"
+    "FILE's keys; mft train --resume continues output.file if it exists.\n"
+    "--dry-run checks everything and prints the resolved configuration; it writes nothing.\n"
+    "Exit codes: 0 done, 1 run failure, 2 bad input, 4 diverged (non-finite values),\n"
+    "75 stopped early by SIGTERM, SIGINT, SIGUSR1 or train.max_walltime (the file is\n"
+    "complete; --restart it).\n"
     "Single-dash options go to PETSc (e.g. -depth_ts_type rk -depth_ts_rk_type 4,\n"
-    "-depth_ts_monitor, -log_view). `mft COMMAND --help` lists every key,\n"
-    "`mft --keys` their names alone.\n";
+    "-depth_ts_monitor, -log_view); one that nothing reads is refused.\n"
+    "`mft COMMAND --help` lists the keys and options COMMAND reads, `mft --keys` every\n"
+    "key's name, `mft --petsc-help` PETSc's options of mft's integrators.\n";
 
 int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   if (args.empty())
     throw mft::InputError(mft::key_error("command", "", "missing: mft train, forward or ntk (mft --help)"));
-  if (args[0] == "--help" || args[0] == "-h") {
-    if (rank == 0) std::cout << kUsage << "\n" << mft::config_help();
+  if (std::find(args.begin(), args.end(), "--petsc-help") != args.end()) {
+    mft::print_petsc_help(); // PETSc prints, on rank 0
+    return 0;
+  }
+  if (args[0] == "--help") {
+    if (rank == 0) std::cout << kUsage;
     return 0;
   }
   if (args[0] == "--version") {
@@ -60,10 +69,7 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   options.command = command;
   mft::Config config = mft::parse_config(rest, &options);
   if (options.help) {
-    if (rank == 0)
-      std::cout << "usage: mpirun -n P mft " << command
-                << " [--config FILE] [--section.key VALUE ...]\n\n"
-                << mft::config_help();
+    if (rank == 0) std::cout << mft::command_help(command);
     return 0;
   }
   mft::RunInfo info = mft::make_run_info(MPI_COMM_WORLD, argc, argv);
@@ -74,13 +80,12 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   mft::AsyncOutput output(STDOUT_FILENO);
   std::ostream *log = &output.stream();
   if (command == "train") {
-    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, log, true, options.restart,
-                                              options.given.count("output.file") > 0);
+    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, log, true, options);
     return r.stopped ? mft::kExitStopped : 0;
   } else if (command == "ntk")
     mft::run_ntk(MPI_COMM_WORLD, config, options, info, log);
   else
-    mft::run_forward(MPI_COMM_WORLD, config, info, log);
+    mft::run_forward(MPI_COMM_WORLD, config, info, log, true, options.dry_run);
   return 0;
 }
 

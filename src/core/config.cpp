@@ -191,6 +191,26 @@ bool restart_may_change(const std::string &key) {
          key == "parallel.sequence_groups";
 }
 
+std::vector<std::string> keys_a_restart_may_change() {
+  std::vector<std::string> out;
+  for (const Key &k : key_table())
+    if (restart_may_change(k.name)) out.push_back(k.name);
+  return out;
+}
+
+std::string config_as_ini(const Config &config) {
+  std::ostringstream s;
+  std::string section;
+  for (const ConfigEntry &e : config_entries(config)) {
+    const auto dot = e.key.find('.');
+    const std::string here = e.key.substr(0, dot);
+    if (here != section) s << (section.empty() ? "" : "\n") << "[" << here << "]\n";
+    section = here;
+    s << e.key.substr(dot + 1) << " = " << to_string(e.value) << "\n";
+  }
+  return s.str();
+}
+
 Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source) {
   Config c;
   for (const Key &k : key_table()) {
@@ -233,10 +253,5 @@ po::options_description config_key_options() {
   return desc;
 }
 
-std::string config_help() {
-  std::ostringstream s;
-  s << config_key_options();
-  return s.str();
-}
 
 } // namespace mft

@@ -70,12 +70,18 @@ SplitArguments split_arguments(int argc, const char *const *argv) {
   SplitArguments out;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "-h" || arg == "-help") { // what users try first: mft's help, never a run
+      out.mft.push_back("--help");
+      continue;
+    }
+    if (arg == "--petsc-help") out.petsc.push_back("-help");
     const bool long_opt = arg.rfind("--", 0) == 0;
     const bool petsc_opt = !long_opt && arg.size() > 1 && arg[0] == '-' && !is_number(arg);
     auto &dest = petsc_opt ? out.petsc : out.mft;
     dest.push_back(arg);
     const bool has_inline_value = long_opt && arg.find('=') != std::string::npos;
-    const bool is_flag = arg == "--help" || arg == "--version" || arg == "--keys";
+    const bool is_flag = arg == "--help" || arg == "--version" || arg == "--keys" || arg == "--petsc-help" ||
+                         arg == "--dry-run" || arg == "--resume" || arg == "--cgf";
     if ((long_opt || petsc_opt) && !has_inline_value && !is_flag && i + 1 < argc &&
         takes_value(argv[i + 1]))
       dest.push_back(argv[++i]);
@@ -130,6 +136,39 @@ void PetscSession::check() const {
 }
 
 void petsc_forget_message() { g_petsc_message.clear(); }
+
+void refuse_unused_petsc_options(const std::string &command) {
+  // Read by PETSc at its end (or by its own logging), never before.
+  static const char *const late[] = {"log_view", "log_all", "log_trace", "log_view_memory", "options_left",
+                                     "options_view", "memory_view", "malloc_dump", "malloc_view",
+                                     "objects_dump", "help", "no_signal_handler"};
+  PetscInt count = 0;
+  char **names = nullptr, **values = nullptr;
+  MFT_PETSC(PetscOptionsLeftGet(nullptr, &count, &names, &values));
+  std::string name, value;
+  for (PetscInt i = 0; i < count && name.empty(); ++i) {
+    const std::string here = names[i] ? names[i] : "";
+    bool allowed = false;
+    for (const char *l : late) allowed = allowed || here == l || here.rfind(std::string(l) + "_", 0) == 0;
+    if (!allowed) name = here, value = values[i] ? values[i] : "";
+  }
+  MFT_PETSC(PetscOptionsLeftRestore(nullptr, &count, &names, &values));
+  if (!name.empty())
+    throw InputError(key_error("-" + name, value,
+                               "nothing in mft " + command + " reads this PETSc option (misspelt? mft " +
+                                   command + " --petsc-help lists theirs)"));
+}
+
+void print_petsc_help() {
+  for (const char *prefix : {"depth_", "train_"}) {
+    TS ts = nullptr;
+    MFT_PETSC(TSCreate(PETSC_COMM_WORLD, &ts));
+    MFT_PETSC(TSSetOptionsPrefix(ts, prefix));
+    MFT_PETSC(TSSetType(ts, TSRK));
+    MFT_PETSC(TSSetFromOptions(ts));
+    MFT_PETSC(TSDestroy(&ts));
+  }
+}
 
 std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::string &type) {
   auto is_explicit = [](const std::string &t) { return t == TSEULER || t == TSRK || t == TSSSP; };

@@ -152,7 +152,8 @@ bool same_file(const std::string &a, const std::string &b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs) {
+void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs,
+                      const std::string &instead) {
   const std::string key = "output.file";
   for (const auto &[input_key, input] : inputs)
     if (!input.empty() && same_file(path, input))
@@ -169,7 +170,8 @@ void check_new_output(const std::string &path, bool overwrite, const InputFiles 
   if (!S_ISREG(st.st_mode)) throw InputError(key_error(key, path, not_replaceable(st.st_mode)));
   if (locked_by_another(path)) throw InputError(key_error(key, path, "another mft run is writing it"));
   if (!overwrite)
-    throw InputError(key_error(key, path, "exists; set output.overwrite = true to replace it"));
+    throw InputError(key_error(key, path, "exists; " + (instead.empty() ? "" : instead + ", or ") +
+                                              "set output.overwrite = true to replace it"));
 }
 
 WriterLock::WriterLock(const std::string &path, const std::string &key) {

@@ -1,9 +1,12 @@
 #include "mft/runs/build_model.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/petsc_session.hpp"
 #include "mft/tasks/data.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/runs/run_file.hpp"
+
+#include <sstream>
 
 
 namespace mft {
@@ -67,6 +70,20 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
     }
   });
   return model;
+}
+
+bool end_of_setup(const Config &config, const std::string &command, const std::string &header, bool dry_run,
+                  std::ostream *out) {
+  refuse_unused_petsc_options(command);
+  if (!dry_run) return false;
+  if (out) {
+    *out << "# mft " << command << " --dry-run: nothing computed or written. The resolved configuration\n"
+         << "# below is an INI file: mft " << command << " --config FILE reads it back.\n";
+    std::istringstream lines(header);
+    for (std::string line; std::getline(lines, line);) *out << "# " << line << "\n";
+    *out << "\n" << config_as_ini(config) << std::flush;
+  }
+  return true;
 }
 
 std::string describe_grid(const ProcessGrid &grid) {

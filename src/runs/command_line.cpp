@@ -7,6 +7,8 @@
 
 #include <boost/program_options.hpp>
 
+#include <sstream>
+
 namespace po = boost::program_options;
 
 namespace mft {
@@ -15,7 +17,12 @@ namespace {
 // The options of the command line that are not configuration keys.
 bool is_option(const std::string &name) {
   return name == "config" || name == "help" || name == "restart" || name == "from" ||
-         name == "snapshot" || name == "cgf";
+         name == "snapshot" || name == "cgf" || name == "resume" || name == "dry-run";
+}
+
+// Options without a value.
+bool is_flag(const std::string &name) {
+  return name == "help" || name == "cgf" || name == "resume" || name == "dry-run";
 }
 
 // How an error names what the user wrote: "model.heads", "--config".
@@ -51,7 +58,8 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
   cmdline.add_options()("config", po::value<std::string>(), "INI configuration file")(
       "help", "list the keys")("restart", po::value<std::string>(), "run file to continue")(
       "from", po::value<std::string>(), "run file to read")("snapshot", po::value<std::string>(),
-                                                             "snapshot row")("cgf", "CGF test");
+                                                             "snapshot row")("cgf", "CGF test")(
+      "resume", "restart output.file if it exists")("dry-run", "check, resolve and print; write nothing");
   const std::string command = options && !options->command.empty() ? options->command : "COMMAND";
   auto only = [&](const std::string &option, const char *owner) {
     throw InputError(key_error("--" + option, value_of(args, option, 0),
@@ -64,7 +72,7 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].rfind("--", 0) != 0 || args[i].find('=') != std::string::npos) continue;
     const std::string name = args[i].substr(2);
-    const bool takes_value = is_config_key(name) || (is_option(name) && name != "help" && name != "cgf");
+    const bool takes_value = is_config_key(name) || (is_option(name) && !is_flag(name));
     if (takes_value && (i + 1 == args.size() || args[i + 1].rfind("--", 0) == 0))
       throw InputError(key_error(display_name(args[i]), "",
                                  i + 1 == args.size() ? "needs a value"
@@ -112,6 +120,14 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
     options->restart = vm["restart"].as<std::string>();
     if (options->restart.empty()) throw InputError(key_error("--restart", "", "needs a run file"));
   }
+  if (vm.count("resume")) {
+    if (!options || options->command != "train") only("resume", "train (it continues a training run)");
+    if (vm.count("restart"))
+      throw InputError(key_error("--resume", "", "--restart " + options->restart +
+                                                     " names the file already; give one of the two"));
+    options->resume = true;
+  }
+  if (vm.count("dry-run") && options) options->dry_run = true;
   if (vm.count("from") || vm.count("snapshot") || vm.count("cgf")) {
     if (!options || options->command != "ntk")
       only(vm.count("cgf") ? "cgf" : vm.count("from") ? "from" : "snapshot", "ntk");
@@ -146,6 +162,72 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
   }
   validate(c, c.data.task != "file"); // a data file decides d
   return c;
+}
+
+bool command_reads_key(const std::string &command, const std::string &key) {
+  auto in = [&](const char *section) { return key.rfind(section, 0) == 0; };
+  if (command == "forward") return !in("train.") && !in("ntk.") && !in("cgf.");
+  if (command == "ntk") return !in("train.");
+  if (command == "train") return !in("cgf.");
+  return true;
+}
+
+std::string command_help(const std::string &command) {
+  std::ostringstream s;
+  const std::string run = "mpirun -n P mft " + command;
+  s << "usage: " << run << " [--config FILE] [--section.key VALUE ...] [-petsc_option ...]\n";
+  if (command == "train")
+    s << "   or: " << run << " --restart FILE [--train.steps S ...]\n"
+      << "   or: " << run << " --resume [--config FILE ...]\n";
+  if (command == "ntk") s << "   or: " << run << " --from FILE [--snapshot S] [--cgf]\n";
+  s << "\n";
+  if (command == "train")
+    s << "Trains the particles in training time tau (train.method: the gradient flow, sgd, adam;\n"
+         "train.temperature > 0: Langevin) and writes output.file: /history every\n"
+         "output.history_every steps, particle snapshots every output.snapshot_every.\n";
+  if (command == "forward")
+    s << "Integrates the token measures through depth s in [0, 1] at the initial particles,\n"
+         "prints the risk R and writes output.file.\n";
+  if (command == "ntk")
+    s << "The NTK Gram matrix (M L) J J^T and its spectrum at the initial particles, or at\n"
+         "a snapshot of a run file (--from); --cgf adds the log-sum-exp injectivity test.\n";
+  // The keys a restart may change, wrapped under the option's text.
+  std::string may_change, line;
+  for (const std::string &key : keys_a_restart_may_change()) {
+    if (!command_reads_key(command, key)) continue;
+    if (!line.empty() && line.size() + key.size() + 2 > 62) {
+      may_change += line + ",\n                     ";
+      line.clear();
+    }
+    line += (line.empty() ? "" : ", ") + key;
+  }
+  may_change += line;
+  s << "\noptions:\n"
+       "  --config FILE      INI file of keys ([section] key = value); the command line wins\n";
+  if (command == "train")
+    s << "  --restart FILE     continue the run in FILE from its last complete snapshot; every\n"
+         "                     key comes from FILE's /config; keys given may only change\n"
+         "                     " << may_change << "\n"
+         "                     (output.file: continue in a copy there)\n"
+         "  --resume           continue output.file as --restart does when it exists, else\n"
+         "                     start it: one command for a job that may be requeued\n";
+  if (command == "ntk")
+    s << "  --from FILE        the particles of a run file's snapshot (the keys from its /config)\n"
+         "  --snapshot S       that snapshot's row of /particles (default: the last complete)\n"
+         "  --cgf              add the log-sum-exp (CGF) injectivity test (data.task = families)\n";
+  s << "  --dry-run          check every input and resolve the configuration, then print it\n"
+       "                     as INI (--config reads it back) with the run header and memory\n"
+       "                     estimate as comments; compute and write nothing\n"
+       "  --help, -h, -help  this help\n"
+       "  --petsc-help       PETSc's options of mft's integrators (-depth_ts_*, -train_ts_*)\n"
+       "Other single-dash options go to PETSc; one that no integrator reads is refused.\n\n";
+  po::options_description keys("Keys " + command + " reads (INI: [section] key = value; command line: "
+                               "--section.key value)");
+  const po::options_description all = config_key_options();
+  for (const auto &option : all.options())
+    if (command_reads_key(command, option->long_name())) keys.add(option);
+  s << keys;
+  return s.str();
 }
 
 } // namespace mft

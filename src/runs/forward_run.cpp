@@ -6,11 +6,12 @@
 
 #include <cstdio>
 #include <memory>
+#include <sstream>
 
 namespace mft {
 
 ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                          bool write) {
+                          bool write, bool dry_run) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
@@ -21,7 +22,8 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Forward, nullptr, &memory);
   const TokenData &data = model.data;
-  if (out) {
+  std::ostringstream header;
+  {
     char line[512];
     std::snprintf(line, sizeof line,
                   "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
@@ -30,9 +32,11 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
                   config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
                   config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
                   describe_grid(*model.grid).c_str());
-    *out << line << "model: " << describe_variant(config, model) << "\n"
-         << "memory: " << memory.summary() << "\n" << std::flush;
+    header << line << "model: " << describe_variant(config, model) << "\n"
+           << "memory: " << memory.summary() << "\n";
   }
+  if (end_of_setup(config, "forward", header.str(), dry_run, out)) return ForwardResult{};
+  if (out) *out << header.str() << std::flush;
 
   // This group's block of sequences; the predictions of all N.
   ForwardResult result;

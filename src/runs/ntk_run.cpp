@@ -71,6 +71,19 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
     }
   });
 
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "mft ntk: N=%lld n=%lld d=%lld task %s%s%s | M=%lld heads x L=%lld slices | part %s%s\n",
+                model.data.N, model.data.n, model.data.d, config.data.task.c_str(),
+                config.data.task == "families" ? " " : "",
+                config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
+                config.model.slices, config.ntk.part.c_str(),
+                options.from.empty() ? " | initial particles"
+                                     : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
+  const std::string header = std::string(line) + "model: " + describe_variant(config, model) + "\n" +
+                             "memory: " + memory.summary() + "\n";
+  if (end_of_setup(config, "ntk", header, options.dry_run, out)) return NtkRunResult{};
+
   NtkRunResult result;
   result.spectrum = ntk_spectrum(model, config.ntk.part);
   const NtkSpectrum &K = result.spectrum;
@@ -92,17 +105,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   }
 
   if (out) {
-    char line[400];
-    std::snprintf(line, sizeof line,
-                  "mft ntk: N=%lld n=%lld d=%lld task %s%s%s | M=%lld heads x L=%lld slices | part %s%s\n",
-                  model.data.N, model.data.n, model.data.d, config.data.task.c_str(),
-                  config.data.task == "families" ? " " : "",
-                  config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
-                  config.model.slices, config.ntk.part.c_str(),
-                  options.from.empty() ? " | initial particles"
-                                       : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
-    *out << line << "model: " << describe_variant(config, model) << "\n"
-         << "memory: " << memory.summary() << "\n";
+    *out << header;
     std::snprintf(line, sizeof line,
                   "NTK K_%s = (M L) J J^T: lambda_min = %.6e, lambda_max = %.6e, lambda_min/lambda_max = %.6e\n",
                   config.ntk.part.c_str(), K.lambda_min(), K.lambda_max(), K.lambda_min() / K.lambda_max());

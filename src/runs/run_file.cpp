@@ -95,11 +95,12 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   return info;
 }
 
-void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs) {
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,
+                        const std::string &instead) {
   if (rank_of(comm) != 0) return;
   inputs.push_back({"--config", info.config_file});
   if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
-  check_new_output(config.output.file, config.output.overwrite, inputs);
+  check_new_output(config.output.file, config.output.overwrite, inputs, instead);
 }
 
 void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,

@@ -4,6 +4,7 @@
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
+#include "mft/runs/restart_config.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/signals.hpp"
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 
 namespace mft {
 namespace {
@@ -31,31 +33,9 @@ std::string format_seconds(double s) {
   return text;
 }
 
-// A restarted run must compute the same thing as the run that wrote the file.
-// Before the PETSc options are resolved (`resolved` false) the TS types are
-// not compared yet.
-void check_restart_config(const Config &config, const RunPoint &point, const std::string &path,
-                          bool resolved) {
-  for (const ConfigEntry &e : config_entries(config)) {
-    if (restart_may_change(e.key)) continue;
-    if (!resolved && (e.key == "depth.ts_type" || e.key == "depth.rk_type" || e.key == "train.ts_type"))
-      continue;
-    const auto it = point.config.find(e.key);
-    const std::string here = to_string(e.value);
-    if (it == point.config.end() && key_added_to_format(e.key) && here == default_text(e.key))
-      continue; // a file from before the key: it computed with the default
-    if (it == point.config.end())
-      throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
-    if (it->second != here)
-      throw InputError(key_error("--restart", path,
-                                 e.key + " = " + (here.empty() ? "''" : here) + " differs from the file's " +
-                                     (it->second.empty() ? "''" : it->second)));
-  }
-}
-
 void print_header(std::ostream &out, const Config &c, const Model &model,
                   const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
-                  const std::string &output, const std::string &method, bool minibatches) {
+                  const std::string &output, const std::string &method, bool minibatches, bool columns) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
@@ -74,6 +54,7 @@ void print_header(std::ostream &out, const Config &c, const Model &model,
     if (output != restart) out << ", continued in " << output << " (a copy)";
     out << "\n";
   }
+  if (!columns) return;
   out << "     step          tau                R                Q        grad_norm";
   if (minibatches) out << "          batch R";
   if (model.loss->classifies()) out << "   accuracy";
@@ -85,11 +66,14 @@ void print_header(std::ostream &out, const Config &c, const Model &model,
 } // namespace
 
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write, const std::string &restart, bool output_given) {
+                      bool write, const CommandOptions &options) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
+  const std::string restart = options.resume ? resume_target(comm, config) : options.restart;
+  const bool output_given = options.given.count("output.file") > 0;
+  if (!restart.empty()) config = restart_configuration(comm, config, options.given, restart);
 
   // Every input is checked before anything is computed or written. A
   // restart continues its file in place, or a copy when output.file names
@@ -103,7 +87,11 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       point = inspect_run_file(restart, "--restart", true);
       check_restart_config(config, point, restart, false);
     }
-    if (write && (restart.empty() || copy)) check_new_run_file(comm, config, info, {{"--restart", restart}});
+    if (write && (restart.empty() || copy))
+      check_new_run_file(comm, config, info, {{"--restart", restart}},
+                         restart.empty() ? "continue its run with mft train --restart " + config.output.file +
+                                               " (or add --resume)"
+                                         : "");
   });
   const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
   MemoryEstimate memory;
@@ -115,6 +103,10 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   });
   const bool minibatches = trainer->gradient().minibatches();
   const OptimizerState optimizer_state = trainer->optimizer().state();
+  std::ostringstream header;
+  print_header(header, config, model, restart, point, memory, output, trainer->optimizer().describe(),
+               minibatches, !options.dry_run);
+  if (end_of_setup(config, "train", header.str(), options.dry_run, out)) return TrainResult{};
 
   std::unique_ptr<RunFile> file;
   if (!restart.empty()) {
@@ -157,9 +149,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     file->append_snapshot(0, 0.0, *model.particles);
   }
   const long long steps = config.train.steps, first = point.step;
-  if (out)
-    print_header(*out, config, model, restart, point, memory, output, trainer->optimizer().describe(),
-                 minibatches);
+  if (out) *out << header.str() << std::flush;
 
   TrainResult result;
   MPI_Barrier(comm);

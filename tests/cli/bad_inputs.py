@@ -425,7 +425,9 @@ def make_cases(fx, sp):
         Case("output exists", fwd("--output.file", p("exists.h5")),
              ("output.file", "output.overwrite")),
         Case("train output exists", ["train", "--output.file", p("exists.h5")],
-             ("output.file", "output.overwrite")),
+             ("output.file", "mft train --restart", "--resume", "output.overwrite")),
+        Case("resume and restart", ["train", "--resume", "--restart", p("good.h5")], ("--resume", "good.h5")),
+        Case("forward --resume", fwd("--resume"), ("--resume", "only mft train")),
         Case("ntk output is its --from", ["ntk", "--from", p("good.h5"), "--output.file",
                                           p("good.h5")], ("output.file",)),
         Case("ntk output is its --from, overwrite",
@@ -456,6 +458,7 @@ def make_cases(fx, sp):
              ("--snapshot",)),
         # PETSc options.
         Case("implicit depth TS", fwd("-depth_ts_type", "beuler"), ("-depth_ts_type",)),
+        Case("misspelt PETSc option", fwd("-depth_ts_tpye", "euler"), ("-depth_ts_tpye = euler", "mft forward")),
         Case("unknown RK tableau", fwd("--depth.rk_type", "9z"), ("depth.rk_type = 9z",)),
     ]
     # Restarts, on the rank count of the file and on another.

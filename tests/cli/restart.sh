@@ -13,6 +13,27 @@ for ranks in 1 2; do
   restart_case "$ranks" 16 "${run[@]}"
 done
 
+# A restart takes its keys from the file: the command mft prints at a stop,
+# with nothing else, continues the run (here with more steps); --resume
+# starts output.file when it is missing and continues it when it exists.
+mft_run 2 train "${run[@]}" --train.steps 8 --output.file fileonly.h5
+mft_run 2 train --restart fileonly.h5 --train.steps 16
+[ "$status" -eq 0 ] || { fail "restart with the file's keys alone: exit $status"; cat err.txt; }
+same_runs straight.h5 fileonly.h5 || fail "the restart with the file's keys differs from the straight run"
+mft_run 2 train "${run[@]}" --train.steps 8 --output.file resumed.h5 --resume
+[ "$status" -eq 0 ] || { fail "--resume of a missing file: exit $status"; cat err.txt; }
+grep -q "restart from" out.txt && fail "--resume of a missing file restarted"
+mft_run 2 train "${run[@]}" --train.steps 16 --output.file resumed.h5 --resume
+[ "$status" -eq 0 ] || { fail "--resume of an existing file: exit $status"; cat err.txt; }
+grep -q "restart from resumed.h5: step 8" out.txt || fail "--resume did not continue resumed.h5"
+same_runs straight.h5 resumed.h5 || fail "the resumed run differs from the straight run"
+before=$(md5sum <fileonly.h5)
+mft_run 2 train --restart fileonly.h5 --model.heads 8
+[ "$status" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] &&
+  grep -q "model.heads = 8: --restart fileonly.h5 continues the file's run, which has model.heads = 5" err.txt ||
+  { fail "a restart that changes model.heads: exit $status"; cat err.txt; }
+[ "$(md5sum <fileonly.h5)" = "$before" ] || fail "a refused restart changed the file"
+
 # Restart on another rank count: equal to reduction rounding.
 mft_run 2 train "${run[@]}" --train.steps 8 --output.file other.h5
 mft_run 1 train "${run[@]}" --train.steps 16 --restart other.h5

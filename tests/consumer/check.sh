@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The installed package: `cmake --install` into a temporary prefix, then
 # (1) a consumer project with find_package(mft) and #include <mft/mft.hpp>
-# builds and runs, (2) PREFIX/bin/mft --help runs, (3) the Python package
+# builds and runs, (2) PREFIX/bin/mft train --help runs, (3) the Python package
 # imports from PREFIX and its commands run, also under a python3 from PATH
 # that is not $PYTHON (a virtual environment), (4) pip installs the package
 # from the source tree into that environment without network. Arguments:
@@ -30,9 +30,9 @@ out=$("$MPIEXEC" -n 2 "$work/consumer/consumer" 2>&1) || { echo "$out"; fail "th
 echo "$out"
 grep -q "R = " <<<"$out" || fail "the consumer printed no risk"
 
-help=$("$prefix/bin/mft" --help 2>&1) || fail "PREFIX/bin/mft --help: exit $?"
-grep -q "parallel.sequence_groups" <<<"$help" || fail "PREFIX/bin/mft --help lists no keys"
-echo "PREFIX/bin/mft --help: $(wc -l <<<"$help") lines"
+help=$("$prefix/bin/mft" train --help 2>&1) || fail "PREFIX/bin/mft train --help: exit $?"
+grep -q "parallel.sequence_groups" <<<"$help" || fail "PREFIX/bin/mft train --help lists no keys"
+echo "PREFIX/bin/mft train --help: $(wc -l <<<"$help") lines"
 
 (cd "$work" && "$MPIEXEC" -n 1 "$prefix/bin/mft" forward --data.sequences 4 --model.heads 2 --model.slices 2 \
   --output.file run.h5 >/dev/null 2>&1) || fail "PREFIX/bin/mft forward"

@@ -157,6 +157,8 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 // output.snapshot_every, output.file, output.overwrite, run.max_memory,
 // parallel.sequence_groups.
 bool restart_may_change(const std::string &key);
+// Those keys, in the order of the key table.
+std::vector<std::string> keys_a_restart_may_change();
 
 namespace detail {
 // An integer, or InputError `key = text: not an integer`.
@@ -191,10 +193,12 @@ std::string default_text(const std::string &key);
 // minibatch size) wait for them.
 void validate(const Config &config, bool sizes_known = true);
 
-// The table of keys with their defaults and meaning, for --help.
-std::string config_help();
 
 // Renders a value as it would be written in the INI file.
 std::string to_string(const ConfigValue &value);
+
+// The configuration as an INI file that --config reads back: one [section]
+// per key prefix, every key with its value.
+std::string config_as_ini(const Config &config);
 
 } // namespace mft

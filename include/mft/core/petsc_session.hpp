@@ -10,7 +10,8 @@ namespace mft {
 
 // The command line split in two: what mft parses itself (the subcommand,
 // `--section.key value`, `--help`) and what goes to PETSc's options database
-// (`-name [value]`, e.g. -depth_ts_monitor or -log_view).
+// (`-name [value]`, e.g. -depth_ts_monitor or -log_view). `-h` and `-help`
+// are mft's --help; `--petsc-help` stays mft's and puts -help in PETSc's.
 struct SplitArguments {
   std::vector<std::string> mft;   // without the program name
   std::vector<std::string> petsc; // without the program name
@@ -38,6 +39,17 @@ private:
   std::string refused_; // why PETSc was not started
   bool petsc_ = false;  // PETSc started
 };
+
+// After a command's set-up (every integrator made and set from the options
+// database): InputError `-OPTION = VALUE: why` for the first PETSc option
+// given on the command line that nothing read, a misspelt -depth_ts_tpye
+// say, before anything is computed or written. Options PETSc itself reads
+// only at its end (-log_view, -options_left, ...) are allowed.
+void refuse_unused_petsc_options(const std::string &command);
+
+// `--petsc-help`: with -help in the options database, makes mft's
+// integrators (depth_, train_) so that PETSc prints their options.
+void print_petsc_help();
 
 // Throws mft::Error with PETSc's own message when ierr is non-zero.
 void petsc_check(PetscErrorCode ierr, const char *call);

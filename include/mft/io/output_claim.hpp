@@ -42,8 +42,10 @@ bool same_file(const std::string &a, const std::string &b);
 // Checks that `path` may become this run's new output file, before any
 // computation: InputError `output.file = PATH: why` when its folder is missing
 // or not writable, it is a folder, it is one of `inputs`, it exists and
-// `overwrite` is false, or another mft run is writing it.
-void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs);
+// `overwrite` is false (naming `instead`, another way out, when given), or
+// another mft run is writing it.
+void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs,
+                      const std::string &instead = "");
 
 // Checks that no other process writes the existing file `path` (a run file
 // about to be restarted): InputError `key = path: why` when another mft run

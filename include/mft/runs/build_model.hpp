@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <memory>
+#include <ostream>
 #include <string>
 
 namespace mft {
@@ -28,6 +29,15 @@ struct StoredData {
 // alike.
 Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored = nullptr,
                   MemoryEstimate *estimate = nullptr);
+// The end of a command's set-up, after every input is checked and the
+// integrators have read their options, before anything is computed or
+// written: refuses a PETSc option nothing read (refuse_unused_petsc_options);
+// with `dry_run`, prints on rank 0 (`out`) `header` as INI comments and the
+// resolved configuration as INI (what --config reads back) and returns true:
+// the command stops there.
+bool end_of_setup(const Config &config, const std::string &command, const std::string &header, bool dry_run,
+                  std::ostream *out);
+
 // One line for the run headers: the variant of the model (score map, mask,
 // readout, loss) and the held-out data, e.g. "attention relu, causal |
 // readout mean, d_out 10 | loss cross-entropy | 359 held-out sequences".

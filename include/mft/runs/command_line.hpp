@@ -13,7 +13,9 @@ namespace mft {
 struct CommandOptions {
   std::string command; // forward | train | ntk: decides which options apply
   bool help = false;
+  bool dry_run = false;      // --dry-run: check and resolve, print, write nothing
   std::string restart;       // train: --restart FILE
+  bool resume = false;       // train: --resume (restart output.file when it exists)
   std::string from;          // ntk: --from FILE
   long long snapshot = -1;   // ntk: --snapshot S (row of /particles; -1: the last)
   bool cgf = false;          // ntk: --cgf
@@ -29,5 +31,13 @@ struct CommandOptions {
 // overrides, and its errors name the file and line. Sets options->help when
 // --help was given (and then does not validate).
 Config parse_config(const std::vector<std::string> &args, CommandOptions *options = nullptr);
+
+// `mft COMMAND --help`: the command's usage, its options and the keys it
+// reads (command_reads_key).
+std::string command_help(const std::string &command);
+
+// Whether `command` (forward, train, ntk) reads `key`: forward no train.*,
+// ntk.* or cgf.* key, ntk no train.* key, train no cgf.* key.
+bool command_reads_key(const std::string &command, const std::string &key);
 
 } // namespace mft

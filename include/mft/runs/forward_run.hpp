@@ -19,8 +19,10 @@ struct ForwardResult {
 
 // Runs the forward problem of `config` and writes config.output.file (unless
 // `write` is false). Progress goes to `log` on rank 0 (nullptr: silent).
-// Throws InputError / Error on every rank alike.
+// `dry_run`: every check, then the resolved configuration printed
+// (end_of_setup); nothing computed or written. Throws InputError / Error on
+// every rank alike.
 ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                          bool write = true);
+                          bool write = true, bool dry_run = false);
 
 } // namespace mft

@@ -79,8 +79,10 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
 // Checks, on rank 0 of comm and inside `collectively`, that
 // config.output.file may become this run's new file (check_new_output)
 // without being one of its inputs: `inputs`, info.config_file, and data.file
-// for data.task = file.
-void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs);
+// for data.task = file. `instead`: what else a user whose output exists may
+// do (continue it), said beside output.overwrite.
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,
+                        const std::string &instead = "");
 
 // /data of a checked run file (every rank reads it whole), and with `test`
 // its held-out data (N = 0 when it has none).

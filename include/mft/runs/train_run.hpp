@@ -24,11 +24,14 @@ struct TrainResult {
   double seconds = 0.0;             // wall time of the training loop
 };
 
-// `restart`: a run file to continue from its last complete snapshot (the
-// configuration must match the file's, but for restart_may_change keys);
-// the run appends to that file, or, when `output_given` (output.file set by
-// the user) names another file, to a copy of it there.
+// `options.restart`: a run file to continue from its last complete snapshot,
+// with the file's configuration (restart_configuration: the keys in
+// options.given may change only what a restart may change); the run appends
+// to that file, or, when output.file is given and names another file, to a
+// copy of it there. `options.resume`: the same for output.file when it
+// exists, else a new run. `options.dry_run`: every check, then the resolved
+// configuration printed (end_of_setup); nothing computed or written.
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
-                      bool write = true, const std::string &restart = "", bool output_given = false);
+                      bool write = true, const CommandOptions &options = {});
 
 } // namespace mft

@@ -1,0 +1,35 @@
+#pragma once
+// The configuration of a restarted training run: the file's own /config,
+// changed only where a restart may change it (restart_may_change), and the
+// check that what the run resolves still computes what the file's run did.
+#include "mft/core/config.hpp"
+#include "mft/runs/run_file.hpp"
+
+#include <mpi.h>
+#include <set>
+#include <string>
+
+namespace mft {
+
+// `mft train --restart FILE`: the keys of FILE's /config (defaults for keys
+// added to the format after FILE was written), and of the keys in `given`
+// (set on the command line or in --config) those a restart may change, with
+// their values in `given_config`; parallel.* and run.* keys, which describe
+// the machine rather than the run, are their defaults unless given. A given key that a restart may not change
+// is refused unless its value is the file's: InputError `KEY = VALUE: why`,
+// naming the file's value and the keys a restart may change. Collective on
+// comm (every rank reads /config; all agree on an error).
+Config restart_configuration(MPI_Comm comm, const Config &given_config, const std::set<std::string> &given,
+                             const std::string &restart);
+
+// `mft train --resume`: output.file when it exists (the run to continue),
+// else "" (a new run). Rank 0 decides for all.
+std::string resume_target(MPI_Comm comm, const Config &config);
+
+// A restarted run must compute the same thing as the run that wrote the
+// file: InputError naming the first key (but restart_may_change keys) whose
+// value differs from the file's. Before the PETSc options are resolved
+// (`resolved` false) the TS types are not compared yet.
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path, bool resolved);
+
+} // namespace mft

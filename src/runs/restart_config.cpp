@@ -1,0 +1,92 @@
+// A restart takes its configuration from the file it continues.
+#include "mft/runs/restart_config.hpp"
+
+#include "mft/core/error.hpp"
+
+#include <map>
+#include <sys/stat.h>
+
+namespace mft {
+namespace {
+
+// The file's value of `key` as INI text: its /config entry, or the default
+// for a key added to the format after the file was written.
+std::string file_value(const RunPoint &point, const std::string &key, const std::string &path) {
+  const auto it = point.config.find(key);
+  if (it != point.config.end()) return it->second;
+  if (key_added_to_format(key)) return default_text(key);
+  throw InputError(key_error("--restart", path, "its /config has no key " + key));
+}
+
+std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
+
+std::string may_change_list() {
+  std::string out;
+  for (const std::string &key : keys_a_restart_may_change()) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+} // namespace
+
+Config restart_configuration(MPI_Comm comm, const Config &given_config, const std::set<std::string> &given,
+                             const std::string &restart) {
+  Config config;
+  collectively(comm, [&] {
+    const RunPoint point = inspect_run_file(restart, "--restart", true);
+    config = config_from_text(point.config, "--restart " + restart);
+    std::map<std::string, std::string> wanted;
+    for (const ConfigEntry &e : config_entries(given_config))
+      if (given.count(e.key)) wanted[e.key] = to_string(e.value);
+    // The process grid and the memory limit describe the machine the restart
+    // runs on, not the run: the defaults, unless given.
+    for (const std::string &key : keys_a_restart_may_change())
+      if ((key.rfind("parallel.", 0) == 0 || key.rfind("run.", 0) == 0) && !given.count(key))
+        set_config_key(config, key, default_text(key));
+    for (const auto &[key, text] : wanted) {
+      if (restart_may_change(key)) {
+        set_config_key(config, key, text);
+        continue;
+      }
+      const std::string theirs = file_value(point, key, restart);
+      if (text != theirs)
+        throw InputError(key_error(key, shown(text),
+                                   "--restart " + restart + " continues the file's run, which has " + key +
+                                       " = " + shown(theirs) + "; a restart takes its keys from the file and "
+                                       "may change only " + may_change_list() +
+                                       " (start a new run to change " + key + ")"));
+    }
+    validate(config, config.data.task != "file");
+  });
+  return config;
+}
+
+std::string resume_target(MPI_Comm comm, const Config &config) {
+  int exists = 0;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    struct stat st {};
+    exists = stat(config.output.file.c_str(), &st) == 0 ? 1 : 0;
+  }
+  MPI_Bcast(&exists, 1, MPI_INT, 0, comm);
+  return exists ? config.output.file : std::string();
+}
+
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path, bool resolved) {
+  for (const ConfigEntry &e : config_entries(config)) {
+    if (restart_may_change(e.key)) continue;
+    if (!resolved && (e.key == "depth.ts_type" || e.key == "depth.rk_type" || e.key == "train.ts_type"))
+      continue;
+    const auto it = point.config.find(e.key);
+    const std::string here = to_string(e.value);
+    if (it == point.config.end() && key_added_to_format(e.key) && here == default_text(e.key))
+      continue; // a file from before the key: it computed with the default
+    if (it == point.config.end())
+      throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
+    if (it->second != here)
+      throw InputError(key_error("--restart", path,
+                                 e.key + " = " + shown(here) + " differs from the file's " + shown(it->second)));
+  }
+}
+
+} // namespace mft

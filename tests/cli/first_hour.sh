@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What a new user tries first: -h, -help and --help print mft's help and run
+# nothing; each command's help lists the keys it reads and its own options;
+# a PETSc option that nothing reads is refused before anything is written;
+# --dry-run checks and resolves everything, prints the configuration as an
+# INI file that --config reads back, and writes nothing.
+source "$(dirname "$0")/common.sh"
+
+nothing_written() { # WHAT: the working folder holds no file but the logs
+  local extra
+  extra=$(ls -A | grep -vE '^(out|err)\.txt$|\.ini$|\.keep$')
+  [ -z "$extra" ] || { fail "$1 wrote: $extra"; rm -f $extra; }
+}
+
+for args in "-h" "--help" "train -h" "train -help" "train --help" "forward -h" "ntk --help" "train --model.heads 4 -h"; do
+  read -r -a words <<<"$args"
+  mft_run 1 "${words[@]}"
+  [ "$status" -eq 0 ] || { fail "mft $args: exit $status"; cat err.txt; }
+  grep -q "^usage: mpirun -n P mft" out.txt || { fail "mft $args printed no usage"; head -3 out.txt; }
+  nothing_written "mft $args"
+done
+mft_run 1 train -h
+for word in --restart --resume --dry-run train.steps train.method model.heads; do
+  grep -q -- "$word" out.txt || fail "mft train -h does not mention $word"
+done
+grep -qE "^ +--cgf\." out.txt && fail "mft train -h lists cgf.* keys, which train does not read"
+mft_run 1 ntk -h
+for word in --from --snapshot --cgf cgf.points ntk.part; do
+  grep -q -- "$word" out.txt || fail "mft ntk -h does not mention $word"
+done
+grep -qE -- "--restart|train\.steps" out.txt && fail "mft ntk -h lists what train reads"
+mft_run 1 forward -h
+grep -qE "^ +--(train|ntk|cgf)\." out.txt && fail "mft forward -h lists keys forward does not read"
+mft_run 1 --petsc-help
+[ "$status" -eq 0 ] && grep -q -- "-depth_ts_type" out.txt && grep -q -- "-train_ts_type" out.txt ||
+  { fail "mft --petsc-help: exit $status, no -depth_ts_type or -train_ts_type"; tail -3 out.txt err.txt; }
+nothing_written "mft --petsc-help"
+
+small=(--model.heads 3 --model.slices 2 --data.sequences 6 --data.tokens 5 --train.steps 2 --train.dtau 0.01)
+for option in "-depth_ts_tpye euler" "-train_ts_monitr" "-log_veiw"; do
+  read -r -a words <<<"$option"
+  mft_run 2 train "${small[@]}" --output.file o.h5 "${words[@]}"
+  [ "$status" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q -- "^mft: error: ${words[0]} = " err.txt ||
+    { fail "mft train $option: exit $status, expected 2 and one line naming it"; cat err.txt; }
+  nothing_written "mft train $option"
+done
+echo "refused: $(cat err.txt)"
+mft_run 2 train "${small[@]}" --train.method adam --train.batch 2 --output.file o.h5 -train_ts_monitor
+[ "$status" -eq 2 ] && grep -q -- "-train_ts_monitor" err.txt || fail "adam took -train_ts_monitor (no train TS)"
+mft_run 1 forward "${small[@]}" --output.file o.h5 -depth_ts_monitor
+[ "$status" -eq 0 ] || { fail "forward -depth_ts_monitor: exit $status"; cat err.txt; }
+rm -f o.h5
+
+# --dry-run: the resolved configuration, read back to the same text.
+for command in train forward ntk; do
+  mft_run 2 "$command" "${small[@]}" --output.file o.h5 --dry-run
+  [ "$status" -eq 0 ] || { fail "$command --dry-run: exit $status"; cat err.txt; }
+  nothing_written "$command --dry-run"
+  grep -q "^# memory: about" out.txt || fail "$command --dry-run printed no memory estimate"
+  grep -q "^heads = 3$" out.txt || fail "$command --dry-run: no [model] heads = 3"
+  cp out.txt "$command.ini"
+  mft_run 2 "$command" --config "$command.ini" --dry-run
+  [ "$status" -eq 0 ] || { fail "$command --config (its dry run) --dry-run: exit $status"; cat err.txt; }
+  cmp -s out.txt "$command.ini" || { fail "$command: the dry run of its dry run differs"; diff out.txt "$command.ini"; }
+done
+# A dry run checks what a run checks: an existing output is refused.
+touch exists.h5
+mft_run 1 train "${small[@]}" --output.file exists.h5 --dry-run
+[ "$status" -eq 2 ] && grep -q "continue its run with mft train --restart exists.h5" err.txt ||
+  { fail "--dry-run with an existing output: exit $status"; cat err.txt; }
+rm -f exists.h5
+# A dry run of a restart: the file's keys, the restart point; the file untouched.
+mft_run 2 train "${small[@]}" --output.file r.h5
+before=$(md5sum <r.h5)
+mft_run 2 train --restart r.h5 --train.steps 4 --dry-run
+[ "$status" -eq 0 ] && grep -q "^# restart from r.h5: step 2" out.txt && grep -q "^steps = 4$" out.txt &&
+  grep -q "^heads = 3$" out.txt || { fail "--restart --dry-run: exit $status"; cat out.txt err.txt; }
+[ "$(md5sum <r.h5)" = "$before" ] || fail "a dry run changed the file it would restart"
+finish
