@@ -289,7 +289,8 @@ const std::vector<Key> &key_table() {
            "sequence groups P_s of the process grid (ranks = P_h x P_s): each group holds N / P_s "
            "sequences, its P_h ranks split the heads; must divide the rank count"),
       bind("run.max_memory", &C::run, &RunConfig::max_memory, {parse_bytes},
-           "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks"),
+           "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks, "
+           "or a Slurm job's --mem / --mem-per-cpu when tighter"),
   };
   return table;
 }

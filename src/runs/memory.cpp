@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -34,6 +35,16 @@ long double mem_available() {
     if (name == "MemAvailable:") return kib * 1024;
   }
   return 0;
+}
+
+// A positive number of megabytes in environment variable `name` (Slurm
+// writes --mem=4G as SLURM_MEM_PER_NODE=4096), else 0.
+long double slurm_megabytes(const char *name) {
+  const char *text = std::getenv(name);
+  if (!text || !*text) return 0.0L;
+  char *end = nullptr;
+  const double v = std::strtod(text, &end);
+  return end && *end == '\0' && v > 0 ? v : 0.0L;
 }
 
 } // namespace
@@ -69,13 +80,29 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
   MPI_Comm_size(node, &on_node);
   MPI_Comm_free(&node);
   const long double available = mem_available();
-  // The tightest node decides, so every rank takes the same decision.
-  double share = available > 0 ? static_cast<double>(available / on_node) : 0.0, tightest = 0.0;
-  MPI_Allreduce(&share, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
+  // Under Slurm the job's allocation (--mem per node, --mem-per-cpu per
+  // task's CPUs) bounds a rank before the node's free memory does.
+  const long double slurm_node = slurm_megabytes("SLURM_MEM_PER_NODE") * 1048576.0L;
+  const long double slurm_cpu = slurm_megabytes("SLURM_MEM_PER_CPU") * 1048576.0L;
+  const long double cpus = std::max(1.0L, slurm_megabytes("SLURM_CPUS_PER_TASK"));
+  long double share = available > 0 ? available / on_node : 0.0L;
+  std::string from = "MemAvailable " + format_bytes(available) + " shared by the node's " +
+                     std::to_string(on_node) + (on_node == 1 ? " rank" : " ranks");
+  if (slurm_node > 0 && (share <= 0 || slurm_node / on_node < share)) {
+    share = slurm_node / on_node;
+    from = "Slurm's --mem " + format_bytes(slurm_node) + " shared by the node's " + std::to_string(on_node) +
+           (on_node == 1 ? " rank" : " ranks");
+  } else if (slurm_cpu > 0 && (share <= 0 || slurm_cpu * cpus < share)) {
+    share = slurm_cpu * cpus;
+    from = "Slurm's --mem-per-cpu " + format_bytes(slurm_cpu) + " x " + std::to_string(static_cast<int>(cpus)) +
+           (cpus == 1 ? " CPU" : " CPUs") + " of a task";
+  }
+  // The tightest rank decides, so every rank takes the same decision.
+  double mine = static_cast<double>(share), tightest = 0.0;
+  MPI_Allreduce(&mine, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
   if (tightest > 0) {
     limit.bytes = tightest;
-    limit.from = "MemAvailable " + format_bytes(available) + " shared by the node's " +
-                 std::to_string(on_node) + (on_node == 1 ? " rank" : " ranks");
+    limit.from = from;
   }
   return limit;
 }

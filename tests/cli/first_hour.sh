@@ -76,4 +76,18 @@ mft_run 2 train --restart r.h5 --train.steps 4 --dry-run
 [ "$status" -eq 0 ] && grep -q "^# restart from r.h5: step 2" out.txt && grep -q "^steps = 4$" out.txt &&
   grep -q "^heads = 3$" out.txt || { fail "--restart --dry-run: exit $status"; cat out.txt err.txt; }
 [ "$(md5sum <r.h5)" = "$before" ] || fail "a dry run changed the file it would restart"
+rm -f r.h5
+
+# Under Slurm the memory limit follows the job's allocation.
+mft_run 2 train "${small[@]}" --output.file o.h5 --dry-run
+grep -q "shared by the node's 2 ranks" out.txt || fail "the memory limit is not MemAvailable's share"
+SLURM_MEM_PER_NODE=2048 mft_run 2 train "${small[@]}" --output.file o.h5 --dry-run
+grep -q "limit 1.0 GiB: Slurm's --mem 2.0 GiB shared by the node's 2 ranks" out.txt ||
+  { fail "SLURM_MEM_PER_NODE=2048 did not set the limit"; grep memory out.txt; }
+SLURM_MEM_PER_CPU=300 SLURM_CPUS_PER_TASK=2 mft_run 1 train "${small[@]}" --output.file o.h5 --dry-run
+grep -q "limit 600 MiB: Slurm's --mem-per-cpu 300 MiB x 2 CPUs of a task" out.txt ||
+  { fail "SLURM_MEM_PER_CPU=300 x 2 did not set the limit"; grep memory out.txt; }
+SLURM_MEM_PER_NODE=64 mft_run 2 train "${small[@]}" --output.file o.h5
+[ "$status" -eq 2 ] && grep -q "Slurm's --mem 64 MiB" err.txt || { fail "a run over Slurm's --mem ran"; cat err.txt; }
+nothing_written "a run over Slurm's --mem"
 finish

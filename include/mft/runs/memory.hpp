@@ -28,8 +28,10 @@ struct MemoryEstimate {
 };
 
 // The memory one rank may use: run.max_memory, or else MemAvailable of its
-// node shared by the ranks on that node (the tightest node decides; 0 when
-// unknown). Collective on comm.
+// node shared by the ranks on that node, or under Slurm the job's allocation
+// when tighter (SLURM_MEM_PER_NODE shared by the node's ranks, or
+// SLURM_MEM_PER_CPU x SLURM_CPUS_PER_TASK); the tightest rank decides, 0 when
+// unknown. Collective on comm.
 struct MemoryLimit {
   long double bytes = 0;
   std::string from;
