@@ -186,7 +186,7 @@ void validate(const Config &c, bool sizes_known) {
 
 bool restart_may_change(const std::string &key) {
   return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
-         key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" ||
+         key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" || key == "output.log" ||
          key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part" ||
          key == "parallel.sequence_groups";
 }
@@ -232,7 +232,7 @@ bool key_added_to_format(const std::string &key) {
          key == "loss.kind" || key == "data.test_sequences" || key == "train.method" ||
          key == "train.batch" || key == "train.temperature" || key == "train.beta1" ||
          key == "train.beta2" || key == "train.eps" || key == "parallel.sequence_groups" ||
-         key == "data.test_seed" || key == "data.online" || key == "output.history_every";
+         key == "data.test_seed" || key == "data.online" || key == "output.history_every" || key == "output.log";
 }
 
 std::string default_text(const std::string &key) {

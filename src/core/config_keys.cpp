@@ -285,6 +285,9 @@ const std::vector<Key> &key_table() {
            "at the first, the last and a stop step"),
       bind("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
            "true: replace an existing output.file; false: refuse it"),
+      bind("output.log", &C::output, &OutputConfig::log, {any_text},
+           "mft train: progress as JSON lines in this file, appended (start, a row per progress "
+           "line, end); empty: none"),
       bind("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},
            "sequence groups P_s of the process grid (ranks = P_h x P_s): each group holds N / P_s "
            "sequences, its P_h ranks split the heads; must divide the rank count"),

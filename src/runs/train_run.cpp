@@ -4,6 +4,7 @@
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
 #include "mft/runs/build_model.hpp"
+#include "mft/runs/progress_log.hpp"
 #include "mft/runs/restart_config.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/train/objective.hpp"
@@ -87,6 +88,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       point = inspect_run_file(restart, "--restart", true);
       check_restart_config(config, point, restart, false);
     }
+    if (write && rank == 0) check_progress_log(config.output.log, output);
     if (write && (restart.empty() || copy))
       check_new_run_file(comm, config, info, {{"--restart", restart}},
                          restart.empty() ? "continue its run with mft train --restart " + config.output.file +
@@ -107,6 +109,13 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   print_header(header, config, model, restart, point, memory, output, trainer->optimizer().describe(),
                minibatches, !options.dry_run);
   if (end_of_setup(config, "train", header.str(), options.dry_run, out)) return TrainResult{};
+  std::unique_ptr<ProgressLog> progress;
+  collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
+  progress->write("start", {{"step", static_cast<double>(point.step)}, {"steps", static_cast<double>(config.train.steps)},
+                            {"N", static_cast<double>(model.data.N)}, {"M", static_cast<double>(config.model.heads)},
+                            {"L", static_cast<double>(config.model.slices)}, {"ranks", static_cast<double>(info.ranks)}},
+                  {{"command", "train"}, {"file", output}, {"restart", restart}, {"created", info.created},
+                   {"method", trainer->optimizer().describe()}});
 
   std::unique_ptr<RunFile> file;
   if (!restart.empty()) {
@@ -239,6 +248,13 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       std::snprintf(line, sizeof line, " %9.3f %11s\n", per_step,
                     step > first ? format_seconds(per_step * (steps - step)).c_str() : "-");
       *out << line << std::flush;
+      std::map<std::string, double> row = extra;
+      row.erase("ntk_lambda_min"), row.erase("ntk_lambda_max");
+      row.insert({{"step", static_cast<double>(step)}, {"tau", tau}, {"risk", state->risk},
+                  {"objective", state->objective}, {"grad_norm", state->grad_norm}, {"wall_time", now - t0},
+                  {"seconds_per_step", per_step},
+                  {"seconds_left", step > first ? per_step * static_cast<double>(steps - step) : std::nan("")}});
+      progress->write("row", row);
       last_time = now;
       last_step = step;
     }
@@ -252,10 +268,12 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     trainer->run(result.theta_final.data(), first, std::max(first, steps));
   } catch (const InputError &) {
     throw;
-  } catch (const Error &) {
+  } catch (const Error &e) {
     // A diverged run keeps its file: the history and snapshots up to the
     // failure are what its user needs to look at.
     if (file) file->close();
+    progress->write("end", {{"step", static_cast<double>(result.last_step)}},
+                    {{"status", dynamic_cast<const DivergedError *>(&e) ? "diverged" : "failed"}, {"error", e.what()}});
     throw;
   }
   result.seconds = MPI_Wtime() - loop_start;
@@ -263,6 +281,12 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();
   if (file) file->close();
+  progress->write("end",
+                  {{"step", static_cast<double>(result.last_step)}, {"risk_initial", result.risk_initial},
+                   {"risk_final", result.risk_final}, {"seconds", result.seconds}},
+                  {{"status", result.stopped ? "stopped" : "done"},
+                   {"reason", !result.stopped ? "" : stop_reason == kWalltime ? "train.max_walltime"
+                                                                               : signal_name(stop_reason)}});
 
   if (out) {
     const long long taken = result.last_step - first;

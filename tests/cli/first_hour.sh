@@ -78,6 +78,30 @@ mft_run 2 train --restart r.h5 --train.steps 4 --dry-run
 [ "$(md5sum <r.h5)" = "$before" ] || fail "a dry run changed the file it would restart"
 rm -f r.h5
 
+# output.log: JSON lines, a row per progress line, appended by a restart.
+mft_run 2 train "${small[@]:0:8}" --train.dtau 0.01 --train.steps 4 --train.print_every 2 --data.test_sequences 3 \
+  --output.file log.h5 --output.log run.jsonl
+mft_run 2 train --restart log.h5 --train.steps 6 --output.log run.jsonl
+"$PYTHON" - <<'PY' || { fail "output.log"; cat run.jsonl; }
+import json, h5py
+events = [json.loads(line) for line in open("run.jsonl")]
+assert [e["event"] for e in events] == ["start", "row", "row", "row", "end", "start", "row", "row", "end"], events
+rows = [e for e in events if e["event"] == "row"]
+history = h5py.File("log.h5", "r")["history"]
+for e in rows:  # the numbers of the file's history rows, to the last bit
+    i = list(history["step"][:]).index(e["step"])
+    assert e["risk"] == history["risk"][i] and e["tau"] == history["tau"][i], (e, i)
+assert "test_risk" in rows[0] and rows[1]["seconds_per_step"] > 0
+assert events[4] == {**events[4], "status": "done", "step": 4} and events[5]["restart"] == "log.h5"
+assert events[-1]["status"] == "done" and events[-1]["step"] == 6
+print("output.log:", len(events), "events")
+PY
+rm -f log.h5 run.jsonl
+mft_run 1 train "${small[@]}" --output.file o.h5 --output.log /nonexistent/run.jsonl
+[ "$status" -eq 2 ] && grep -q "^mft: error: output.log = /nonexistent/run.jsonl: its folder" err.txt ||
+  { fail "output.log in a missing folder: exit $status"; cat err.txt; }
+nothing_written "output.log in a missing folder"
+
 # Under Slurm the memory limit follows the job's allocation.
 mft_run 2 train "${small[@]}" --output.file o.h5 --dry-run
 grep -q "shared by the node's 2 ranks" out.txt || fail "the memory limit is not MemAvailable's share"

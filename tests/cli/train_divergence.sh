@@ -5,7 +5,7 @@
 # (the initial history row and snapshot).
 source "$(dirname "$0")/common.sh"
 
-mft_run 2 train --train.dtau 1e8 --train.steps 5 --output.file div.h5
+mft_run 2 train --train.dtau 1e8 --train.steps 5 --output.file div.h5 --output.log div.jsonl
 [ "$status" -eq 4 ] || fail "exit status $status, expected 4 (diverged)"
 [ "$(wc -l <err.txt)" -eq 1 ] || { fail "stderr is not one line"; cat err.txt; }
 grep -q "training step 1: .*slice [0-9]" err.txt || { fail "message names no step and slice"; cat err.txt; }
@@ -16,6 +16,12 @@ f = h5py.File('div.h5', 'r')
 assert list(f['history/step'][:]) == [0], f['history/step'][:]
 assert list(f['particles/step'][:]) == [0]
 " || fail "div.h5 does not hold the state before the failure"
+"$PYTHON" -c "
+import json
+events = [json.loads(line) for line in open('div.jsonl')]
+assert [e['event'] for e in events] == ['start', 'row', 'end'], events
+assert events[-1]['status'] == 'diverged' and 'training step 1' in events[-1]['error'], events[-1]
+" || { fail "the log of a diverged run"; cat div.jsonl; }
 
 # The same for the other methods: sgd on minibatches, Adam, Langevin noise.
 for method in "--train.method sgd --train.batch 16 --train.dtau 1e8" "--train.method adam --train.dtau 1e300" \

@@ -102,6 +102,7 @@ struct OutputConfig {
   long long snapshot_every = 10; // particle snapshots every this many steps
   long long history_every = 1;   // a /history row every this many steps (and first, last, stop)
   bool overwrite = false;        // replace an existing file (else refuse it)
+  std::string log;               // mft train's progress as JSON lines ("": none)
 };
 
 struct ParallelConfig {
@@ -154,7 +155,7 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 
 // Keys a restarted run may change (how long and how it reports, not what it
 // computes): train.steps, train.print_every, train.max_walltime,
-// output.snapshot_every, output.file, output.overwrite, run.max_memory,
+// output.snapshot_every, output.file, output.overwrite, output.log, run.max_memory,
 // parallel.sequence_groups.
 bool restart_may_change(const std::string &key);
 // Those keys, in the order of the key table.
