@@ -102,6 +102,20 @@ mft_run 1 train "${small[@]}" --output.file o.h5 --output.log /nonexistent/run.j
   { fail "output.log in a missing folder: exit $status"; cat err.txt; }
 nothing_written "output.log in a missing folder"
 
+# On a CPU without what the program was compiled for: one line naming the
+# missing features, exit 1, before anything runs (MFT_CPU_ABSENT pretends).
+all="sse4.2 avx avx2 fma bmi2 avx512f avx512dq avx512cd avx512bw avx512vl avx512vnni"
+MFT_CPU_ABSENT=$all "$MFT" --version >out.txt 2>err.txt
+status=$?
+if [ "${MFT_ARCH:-native}" = portable ]; then
+  [ "$status" -eq 0 ] || { fail "a portable build refused this CPU: exit $status"; cat err.txt; }
+else
+  [ "$status" -eq 1 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^mft: error: this CPU lacks .*MFT_ARCH=" err.txt &&
+    [ ! -s out.txt ] || { fail "MFT_ARCH=${MFT_ARCH:-native} on a CPU without $all: exit $status"; cat out.txt err.txt; }
+  echo "refused: $(cat err.txt)"
+fi
+MFT_CPU_ABSENT="" "$MFT" --version >out.txt 2>err.txt || fail "mft --version on this CPU: exit $?"
+
 # Under Slurm the memory limit follows the job's allocation.
 mft_run 2 train "${small[@]}" --output.file o.h5 --dry-run
 grep -q "shared by the node's 2 ranks" out.txt || fail "the memory limit is not MemAvailable's share"
