@@ -4,6 +4,7 @@
 #   lib/cmake/mft/  the package: find_package(mft) gives mft::mft
 #   include/mft/    the public headers, with the umbrella mft/mft.hpp
 #   lib/python3/dist-packages/mft/  the Python analysis package
+#   share/mft/      env.sh, make_digits.py, experiments/, slurm/ (batch scripts)
 include(CMakePackageConfigHelpers)
 
 set(MFT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mft")
@@ -60,3 +61,18 @@ foreach(line IN LISTS python_commands)
        "'import sys; sys.argv[0] = \"${name}\"; from ${module} import ${function}; sys.exit(${function}())' \"$@\"\n")
   install(PROGRAMS "${wrapper}" DESTINATION ${CMAKE_INSTALL_BINDIR})
 endforeach()
+
+# What a cluster user needs beside the programs, under share/mft: env.sh
+# (with the example site file), make_digits.py, the experiment drivers and
+# the batch scripts. The batch scripts find the rest through the folder their
+# installed copies name (cmake/install_batch.cmake writes it in at install
+# time, when the prefix is known).
+set(MFT_SHARE_DIR "${CMAKE_INSTALL_DATADIR}/mft")
+install(FILES scripts/env.sh scripts/site-env.example.sh DESTINATION ${MFT_SHARE_DIR})
+install(PROGRAMS scripts/make_digits.py DESTINATION ${MFT_SHARE_DIR})
+install(DIRECTORY scripts/experiments DESTINATION ${MFT_SHARE_DIR}
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(PROGRAMS scripts/slurm/run-mft.sh scripts/slurm/submit_sweep.sh scripts/slurm/local-cluster.sh
+        DESTINATION ${MFT_SHARE_DIR}/slurm)
+install(CODE "set(MFT_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\nset(MFT_SHARE_DIR \"${MFT_SHARE_DIR}\")")
+install(SCRIPT cmake/install_batch.cmake)

@@ -4,7 +4,9 @@ the final risk against M and L (mft.sweep).
 
 `--help` prints the full description.
 """
+import sys
+
 from mft.sweep import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,4 +1,18 @@
 # Sourced by the scripts: the environment mft runs in on one machine.
+#
+# A site's own set-up (module load ..., PATH, PKG_CONFIG_PATH) goes in one
+# file, sourced first: $MFT_SITE_ENV when set, else site-env.sh beside this
+# file (copy site-env.example.sh). Every script and batch job sources this
+# file, so that one file serves them all.
+mft_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mft_site=${MFT_SITE_ENV:-$mft_here/site-env.sh}
+if [ -n "${MFT_SITE_ENV:-}" ] && [ ! -f "$mft_site" ]; then
+  echo "mft: MFT_SITE_ENV = $MFT_SITE_ENV: no such file" >&2
+  return 2 2>/dev/null || exit 2
+fi
+# shellcheck source=/dev/null
+[ -f "$mft_site" ] && source "$mft_site"
+unset mft_site
 # One BLAS thread per MPI rank: the ranks already use the cores.
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
@@ -39,8 +53,26 @@ if [ -z "${MFT_PYTHON:-}" ]; then
   unset mft_candidate
 fi
 
-MFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-MFT_BUILD=${MFT_BUILD:-$MFT_ROOT/build}
+# Where mft's parts are: a checkout (this file is scripts/env.sh, the
+# programs are built in $MFT_BUILD/apps) or an installation (this file is
+# PREFIX/share/mft/env.sh, the programs are in PREFIX/bin). MFT_SCRIPTS is
+# this folder; MFT_PYTHONPATH holds the mft Python package.
+MFT_SCRIPTS=$mft_here
+if [ -f "$mft_here/../CMakeLists.txt" ]; then
+  MFT_ROOT=$(cd "$mft_here/.." && pwd)
+  MFT_BUILD=${MFT_BUILD:-$MFT_ROOT/build}
+  MFT_PROGRAM=$MFT_BUILD/apps/mft
+  MFT_BENCH_PROGRAM=$MFT_BUILD/apps/mft-bench
+  MFT_PYTHONPATH=$MFT_ROOT/scripts
+else
+  mft_prefix=$(cd "$mft_here/../.." && pwd)
+  MFT_ROOT=$mft_here
+  MFT_PROGRAM=$mft_prefix/bin/mft
+  MFT_BENCH_PROGRAM=$mft_prefix/bin/mft-bench
+  MFT_PYTHONPATH=$mft_prefix/lib/python3/dist-packages
+  unset mft_prefix
+fi
+unset mft_here
 
 # mft_build: configure (once) and build into $MFT_BUILD.
 mft_build() {

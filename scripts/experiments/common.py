@@ -29,8 +29,16 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
+# A checkout (scripts/experiments/ beside scripts/mft/) or an installation
+# (PREFIX/share/mft/experiments/, the package in PREFIX/lib/python3/dist-packages,
+# the programs in PREFIX/bin). ROOT holds runs/ (and, in a checkout, docs/):
+# the checkout, or the folder an installed driver runs in. SCRIPTS holds
+# env.sh, make_digits.py and slurm/.
+HERE = Path(__file__).resolve().parent
+CHECKOUT = (HERE.parents[1] / "CMakeLists.txt").is_file()
+SCRIPTS = HERE.parent
+ROOT = HERE.parents[1] if CHECKOUT else Path.cwd()
+sys.path.insert(0, str(SCRIPTS if CHECKOUT else HERE.parents[2] / "lib" / "python3" / "dist-packages"))
 from mft import io as mft_io  # noqa: E402
 
 # The batch scripts (a sweep's collect job) run the analysis with the
@@ -55,6 +63,8 @@ class DriverParser(argparse.ArgumentParser):
 
     def parse_args(self, *args, **kwargs):
         options = super().parse_args(*args, **kwargs)
+        if options.update_docs and not CHECKOUT:
+            self.error("--update-docs: only in a checkout of mft (an installed driver has no docs/ to update)")
         if options.out is None:
             options.out = str(ROOT / "docs" / "experiments") if options.update_docs else options.runs
         if options.figures is None:
@@ -81,6 +91,8 @@ def parser(doc):
 
 
 def mft_binary():
+    if not CHECKOUT:
+        return os.environ.get("MFT", str(HERE.parents[2] / "bin" / "mft"))
     return os.environ.get("MFT", str(ROOT / os.environ.get("MFT_BUILD_NAME", "build") / "apps" / "mft"))
 
 
@@ -159,7 +171,7 @@ def _run_one(run, path, ranks, fresh):
     path.parent.mkdir(parents=True, exist_ok=True)
     # The project's one definition of the environment mft runs in (BLAS
     # threads and core, Open MPI as root, HDF5 locking): scripts/env.sh.
-    argv = ["bash", "-c", 'source "$0" && exec "$@"', str(ROOT / "scripts" / "env.sh"), mpiexec(), "-n", str(ranks)]
+    argv = ["bash", "-c", 'source "$0" && exec "$@"', str(SCRIPTS / "env.sh"), mpiexec(), "-n", str(ranks)]
     if ranks > (os.cpu_count() or 1):
         argv.append("--oversubscribe")
     argv += _argv(run, path)
@@ -232,7 +244,7 @@ def submit_slurm(name, runs, folder):
             if any("\n" in str(v) or "\r" in str(v) for v in row):
                 sys.exit(f"error: --slurm: a value with a line break in run {r.name}; the sweep table cannot hold it")
             w.writerow(row)
-    cmd = [str(ROOT / "scripts" / "slurm" / "submit_sweep.sh"), str(table)]
+    cmd = [str(SCRIPTS / "slurm" / "submit_sweep.sh"), str(table)]
     print("submitting:", " ".join(shlex.quote(c) for c in cmd))
     subprocess.run(cmd, check=True)
     print(f"then: {sys.argv[0]} {'--quick ' if '--quick' in sys.argv else ''}--from-sweep ARRAYJOB")

@@ -55,7 +55,7 @@ def digits_file(options, train=None, test=None):
     path = Path(options.runs) / f"digits-{train or 'all'}-{test or 'all'}.h5"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, str(common.ROOT / "scripts" / "make_digits.py"), "--output", str(path), "--force"]
+        cmd = [sys.executable, str(common.SCRIPTS / "make_digits.py"), "--output", str(path), "--force"]
         if train:
             cmd += ["--train-size", str(train), "--test-size", str(test)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)

@@ -41,6 +41,10 @@ may not set output.file: each task writes runs/sweep-ARRAYJOB-TASK.h5 itself.
                                           the number of rows (scripts/slurm/submit_sweep.sh
                                           runs it before it submits)
   python3 -m mft.sweep collect RUN.h5 ... the same as scripts/collect_sweep.py
+  python3 -m mft.sweep run TABLE [--jobs J] [--ranks R] [--name NAME]
+                                          runs the table here, without Slurm: J runs
+                                          at a time into runs/sweep-NAME-ROW.h5, then
+                                          collects them (python3 -m mft.sweep run --help)
 
 Exit status 2, with one line naming the table and the row or line, for a table
 that cannot be read, a row with another number of fields than the header, an
@@ -126,17 +130,49 @@ def plot(frame, path):
     fig.savefig(path, dpi=110)
 
 
+def why_failed(path):
+    """Why the run of a sweep task in `path` did not finish, or None when it
+    did: no file (the task ended before its first snapshot), a file that is
+    not a complete training run, or one whose history stops before
+    train.steps (diverged, failed or out of time)."""
+    from . import io as mft_io
+
+    if not os.path.exists(path):
+        return "no such file (the task ended before its first snapshot; see its log)"
+    try:
+        with mft_io.open_run(path) as run:
+            last = int(run.training_history()["step"][-1])
+            steps = int(run.config.get("train.steps", last))
+    except mft_io.RunFileError as e:
+        return str(e).replace(f"{path}: ", "", 1)
+    if last < steps:
+        return f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
+    return None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="mft train run files")
     parser.add_argument("--csv", help="CSV file to write")
     parser.add_argument("--plot", help="PNG file to write")
+    parser.add_argument("--report-failed", action="store_true",
+                        help="a sweep's files: collect those whose run finished, print one line per other "
+                             "(missing, damaged, stopped early) and exit 1 if there was one")
     args = parser.parse_args(argv)
 
     from . import io as mft_io  # here: the sweep-table commands need neither h5py nor numpy
 
+    runs, failed = list(args.runs), []
+    if args.report_failed:
+        failed = [(path, why) for path in runs for why in [why_failed(path)] if why]
+        runs = [path for path in runs if path not in {p for p, _ in failed}]
+        for path, why in failed:
+            print(f"failed: {path}: {why}")
+        print(f"{len(runs)} of {len(args.runs)} runs finished")
+        if not runs:
+            return 1
     try:
-        frame = collect(args.runs)
+        frame = collect(runs)
     except mft_io.RunFileError as e:
         sys.exit(f"error: {e}")
     print_table(frame)
@@ -146,6 +182,7 @@ def main(argv=None):
     if args.plot:
         plot(frame, args.plot)
         print(f"wrote {args.plot}")
+    return 1 if failed else 0
 
 
 # Sweep tables: the runs of a Slurm sweep (scripts/slurm/sweep.sbatch).
@@ -326,6 +363,9 @@ def table_main(argv=None):
     command = argv[0] if argv else None
     if command == "collect":
         return main(argv[1:])
+    if command == "run":
+        from . import sweep_run
+        return sweep_run.main(argv[1:])
     if command in ("-h", "--help"):
         print(TABLE_USAGE, end="")
         return 0
@@ -333,7 +373,8 @@ def table_main(argv=None):
     if (command not in shapes or len(argv) != 1 + shapes[command]
             or (command == "check" and argv[2] not in ("--keys-from", "--mft"))):
         print("usage: python3 -m mft.sweep {count TABLE | args TABLE TASK | "
-              "check TABLE (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ...} (--help)", file=sys.stderr)
+              "check TABLE (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ... | run TABLE ...} (--help)",
+              file=sys.stderr)
         return 2
     try:
         if command == "count":

@@ -67,7 +67,7 @@ if [ "$stop_asked" -eq 1 ]; then
   echo "mft-job: Slurm's warning signal came before mft started: the time limit is shorter than the --signal lead time; not started" >&2
   exit 1
 fi
-"${launch[@]}" "$MFT_BUILD/apps/mft" "${args[@]}" &
+"${launch[@]}" "$MFT_PROGRAM" "${args[@]}" &
 child=$!
 launched=$SECONDS
 # mpirun and srun forward SIGUSR1 to the ranks.

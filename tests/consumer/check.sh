@@ -73,4 +73,21 @@ out=$(env -u MFT_PYTHON MPLBACKEND=Agg "$venv/bin/mft-plot-history" "$work/train
   || { echo "$out"; fail "the venv's mft-plot-history (pip's entry point)"; }
 [ -s "$work/pip.png" ] || fail "pip's mft-plot-history wrote no figure"
 echo "pip installed mft $version into $venv"
+
+# (5) share/mft: the batch scripts run from any folder, here without Slurm
+# (run-mft.sh starts mft directly), with a site file sourced first.
+for f in env.sh site-env.example.sh make_digits.py experiments/common.py experiments/icl.py \
+         slurm/train.sbatch slurm/sweep.sbatch slurm/collect.sbatch slurm/run-mft.sh slurm/submit_sweep.sh; do
+  [ -e "$prefix/share/mft/$f" ] || fail "the install has no share/mft/$f"
+done
+grep -q "^scripts=\${MFT_SCRIPTS:-$prefix/share/mft}" "$prefix/share/mft/slurm/train.sbatch" ||
+  fail "the installed train.sbatch does not name $prefix/share/mft"
+mkdir -p "$work/job"
+echo "touch '$work/site-sourced'" >"$work/site.sh"
+out=$(cd "$work/job" && env -u MFT_ROOT MFT_SITE_ENV="$work/site.sh" MFT_OUTPUT=runs/job.h5 SLURM_NTASKS=1 \
+      bash "$prefix/share/mft/slurm/train.sbatch" --model.heads 2 --model.slices 2 --data.sequences 4 \
+      --train.steps 2 --train.dtau 0.01 2>&1) || { echo "$out"; fail "PREFIX/share/mft/slurm/train.sbatch"; }
+[ -f "$work/job/runs/job.h5" ] || { echo "$out"; fail "the installed train.sbatch wrote no runs/job.h5"; }
+[ -f "$work/site-sourced" ] || fail "MFT_SITE_ENV was not sourced"
+echo "PREFIX/share/mft/slurm/train.sbatch ran mft: $(grep -c '^mft-job: done' <<<"$out") done line"
 echo "all checks passed"

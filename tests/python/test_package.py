@@ -28,6 +28,8 @@ from mft import sweep  # noqa: E402
 from damaged_inputs import DamagedRun, HostileSweepTable  # noqa: E402, F401
 # mft.io in a notebook.
 from notebook import Notebook  # noqa: E402, F401
+# Sweeps run here and collected with their failures.
+from sweeps import LocalSweep  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
@@ -203,6 +205,8 @@ class SweepTable(unittest.TestCase):
         root = self.tmp / "root"
         (root / "scripts" / "slurm").mkdir(parents=True)
         (root / "scripts" / "mft").symlink_to(SCRIPTS / "mft")
+        (root / "scripts" / "env.sh").symlink_to(SCRIPTS / "env.sh")
+        (root / "CMakeLists.txt").write_text("")  # a checkout: env.sh finds the package in scripts/
         stub = root / "scripts" / "slurm" / "run-mft.sh"
         stub.write_text('#!/usr/bin/env bash\nfor a in "$@"; do echo "[$a]"; done\n')
         stub.chmod(0o755)
@@ -237,7 +241,10 @@ class SweepTable(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("(2 runs)", done.stdout)
-        self.assertIn("--array=0-1", (self.tmp / "sbatch.log").read_text())
+        submitted = (self.tmp / "sbatch.log").read_text()
+        self.assertIn("--array=0-1", submitted)
+        # the collect job runs however the tasks end, and knows how many there were
+        self.assertRegex(submitted, r"--dependency=afterany:41 \S*collect.sbatch 41 2")
         bad = self.table("a,b\n1,2\n3,4,5\n", "bad.csv")
         done = subprocess.run(["bash", str(SCRIPTS / "slurm" / "submit_sweep.sh"), bad], env=env, cwd=self.tmp,
                               capture_output=True, text=True)
