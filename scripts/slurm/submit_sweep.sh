@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Submits a sweep: the array job over TABLE and the collect job after it.
-#   scripts/slurm/submit_sweep.sh data/sweeps/heads-slices.csv [sbatch options ...]
+#   scripts/slurm/submit_sweep.sh examples/sweep-heads-slices.csv [sbatch options ...]
 # Prints the two job ids; results land in runs/sweep-ARRAYJOB-*.h5,
 # runs/sweep-ARRAYJOB.csv and runs/sweep-ARRAYJOB.png.
 # The table is checked here, before anything is submitted (exit 2 and one

@@ -227,7 +227,7 @@ class HostileSweepTable(unittest.TestCase):
             self.skipTest(f"{program} has no --keys")
         for key in ("model.heads", "model.slices", "readout.weights", "train.steps"):
             self.assertIn(key, done.stdout.split())
-        table = str(SCRIPTS.parent / "data" / "sweeps" / "heads-slices.csv")
+        table = str(SCRIPTS.parent / "examples" / "sweep-heads-slices.csv")
         done = subprocess.run([PYTHON, "-m", "mft.sweep", "check", table, "--mft", program], env=env,
                               capture_output=True, timeout=120)
         self.assertEqual((done.returncode, done.stdout), (0, b"4\n"), done.stderr)

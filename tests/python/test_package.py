@@ -147,7 +147,7 @@ class SweepTable(unittest.TestCase):
         t2 = self.table('a,b\r\n1,"x""y"\r\n', "crlf.csv")
         self.assertEqual(sweep.sweep_rows(t2), [{"a": "1", "b": 'x"y'}])
         self.assertEqual(sweep.sweep_rows(self.table("# only a header\na,b\n", "empty.csv")), [])
-        self.assertEqual(sweep.sweep_rows(str(ROOT / "data" / "sweeps" / "heads-slices.csv"))[3],
+        self.assertEqual(sweep.sweep_rows(str(ROOT / "examples" / "sweep-heads-slices.csv"))[3],
                          {"model.heads": "16", "model.slices": "8", "train.dtau": "0.1", "train.steps": "60"})
 
     def assert_error(self, text, task, *words):

@@ -144,7 +144,7 @@ PY
 fi
 
 # 2. A 4-task sweep and the collect job (afterok on the array).
-out=$("$ROOT/scripts/slurm/submit_sweep.sh" "$ROOT/data/sweeps/heads-slices.csv")
+out=$("$ROOT/scripts/slurm/submit_sweep.sh" "$ROOT/examples/sweep-heads-slices.csv")
 echo "$out"
 array=$(echo "$out" | sed -n 's/.*array job \([0-9]*\).*/\1/p')
 collect=$(echo "$out" | sed -n 's/.*collect job \([0-9]*\).*/\1/p')
