@@ -38,7 +38,8 @@ const char *kUsage =
     "Single-dash options go to PETSc (e.g. -depth_ts_type rk -depth_ts_rk_type 4,\n"
     "-depth_ts_monitor, -log_view); one that nothing reads is refused.\n"
     "`mft COMMAND --help` lists the keys and options COMMAND reads, `mft --keys` every\n"
-    "key's name, `mft --petsc-help` PETSc's options of mft's integrators.\n";
+    "key's name, `mft --key-reference` every key as Markdown (docs/CONFIG.md),\n"
+    "`mft --petsc-help` PETSc's options of mft's integrators.\n";
 
 int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   if (args.empty())
@@ -53,6 +54,10 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   if (args[0] == "--version") {
     if (rank == 0) std::cout << "mft " << mft::kVersion << "\n";
+    return 0;
+  }
+  if (args[0] == "--key-reference") { // docs/CONFIG.md
+    if (rank == 0) std::cout << mft::key_reference_markdown();
     return 0;
   }
   if (args[0] == "--keys") { // for tools that check keys (sweep tables)

@@ -36,6 +36,13 @@ mft_run 1 --petsc-help
   { fail "mft --petsc-help: exit $status, no -depth_ts_type or -train_ts_type"; tail -3 out.txt err.txt; }
 nothing_written "mft --petsc-help"
 
+# docs/CONFIG.md is the program's own key table.
+"$MFT" --key-reference >config.md || fail "mft --key-reference: exit $?"
+cmp -s config.md "$SCRIPTS/../docs/CONFIG.md" ||
+  { fail "docs/CONFIG.md differs from mft --key-reference: regenerate it with build/apps/mft --key-reference > docs/CONFIG.md"
+    diff config.md "$SCRIPTS/../docs/CONFIG.md" | head -20; }
+rm -f config.md
+
 small=(--model.heads 3 --model.slices 2 --data.sequences 6 --data.tokens 5 --train.steps 2 --train.dtau 0.01)
 for option in "-depth_ts_tpye euler" "-train_ts_monitr" "-log_veiw"; do
   read -r -a words <<<"$option"

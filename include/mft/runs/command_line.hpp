@@ -36,6 +36,11 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
 // reads (command_reads_key).
 std::string command_help(const std::string &command);
 
+// docs/CONFIG.md: every key, section by section, with its default, the
+// commands that read it and its meaning, as Markdown (`mft --key-reference`;
+// a test keeps the file equal to it).
+std::string key_reference_markdown();
+
 // Whether `command` (forward, train, ntk) reads `key`: forward no train.*,
 // ntk.* or cgf.* key, ntk no train.* key, train no cgf.* key.
 bool command_reads_key(const std::string &command, const std::string &key);
