@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs mft-bench and its PyTorch peer at the reference size on the same cores
-# and prints the ratio table against the performance goals (README,
-# "Performance"). A benchmark: run it on a quiet machine; machines differ by
+# and prints the ratio table against the performance goals (docs/PERFORMANCE.md).
+# A benchmark: run it on a quiet machine; machines differ by
 # 2-4x, ratios measured in one run travel better than seconds.
 #   scripts/bench.sh [mft-bench options, e.g. --attention relu]
 set -euo pipefail
