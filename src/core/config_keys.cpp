@@ -242,7 +242,8 @@ const std::vector<Key> &key_table() {
       bind("train.print_every", &C::train, &TrainConfig::print_every, {positive},
            "a progress line every this many steps"),
       bind("train.max_walltime", &C::train, &TrainConfig::max_walltime, {non_negative_real},
-           "seconds: stop cleanly (snapshot, exit 75) before this much wall time; 0: no limit"),
+           "seconds: stop cleanly (snapshot, exit 75) before this start of the run has taken this much "
+           "wall time (a restart counts afresh); 0: no limit"),
       bind("train.method", &C::train, &TrainConfig::method, one_of({"flow", "sgd", "adam"}),
            "optimiser: flow (the gradient flow, train.ts_type), sgd (Euler on minibatches), adam"),
       bind("train.batch", &C::train, &TrainConfig::batch, {non_negative},

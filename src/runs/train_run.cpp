@@ -163,6 +163,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   TrainResult result;
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
+  const double started = MPI_Wtime();                // train.max_walltime counts from this start
   double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0, row_seconds = 0.0;
   long long last_step = first;
   int stop_reason = 0;
@@ -174,7 +175,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     step_time = now;
     int reason = stop_signal();
     // A stop adds a history row (all N and the held-out sequences) to the step.
-    if (config.train.max_walltime > 0 && now - t0 + 2 * step_seconds + row_seconds > config.train.max_walltime)
+    if (config.train.max_walltime > 0 && now - started + 2 * step_seconds + row_seconds > config.train.max_walltime)
       reason = kWalltime;
     MPI_Allreduce(MPI_IN_PLACE, &reason, 1, MPI_INT, MPI_MAX, comm);
     stop_reason = reason;
