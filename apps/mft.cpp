@@ -16,6 +16,9 @@
 #include <iostream>
 #include <unistd.h>
 
+// cpu_features.cpp: the features the start-up check tests (cpu_check.cpp).
+extern "C" const char mft_compiled_cpu_features[];
+
 namespace {
 
 const char *kUsage =
@@ -53,7 +56,10 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
     return 0;
   }
   if (args[0] == "--version") {
-    if (rank == 0) std::cout << "mft " << mft::kVersion << "\n";
+    if (rank == 0)
+      std::cout << "mft " << mft::kVersion << "\n"
+                << "CPU features it was compiled to use:" << (*mft_compiled_cpu_features ? "" : " none beyond x86-64")
+                << mft_compiled_cpu_features << "\n";
     return 0;
   }
   if (args[0] == "--key-reference") { // docs/CONFIG.md

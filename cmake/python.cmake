@@ -5,7 +5,7 @@
 # -DMFT_PYTHON=/path/to/python3 to choose. The installed commands do not use
 # it: they run `python3` from PATH, or $MFT_PYTHON when set.
 if(NOT MFT_PYTHON)
-  find_program(MFT_PATH_PYTHON3 NAMES python3 NO_CACHE)
+  find_program(MFT_PATH_PYTHON3 NAMES python3)
   foreach(candidate IN ITEMS ${MFT_PATH_PYTHON3} /usr/bin/python3)
     execute_process(COMMAND ${candidate} -c "import numpy, h5py, matplotlib"
                     RESULT_VARIABLE missing OUTPUT_QUIET ERROR_QUIET)

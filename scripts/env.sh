@@ -10,8 +10,16 @@ if [ -n "${MFT_SITE_ENV:-}" ] && [ ! -f "$mft_site" ]; then
   echo "mft: MFT_SITE_ENV = $MFT_SITE_ENV: no such file" >&2
   return 2 2>/dev/null || exit 2
 fi
-# shellcheck source=/dev/null
-[ -f "$mft_site" ] && source "$mft_site"
+if [ -f "$mft_site" ]; then
+  # Module systems are written for interactive shells: the site file runs
+  # without the caller's -e and -u, which come back after it.
+  mft_options=$(set +o)
+  set +eu
+  # shellcheck source=/dev/null
+  source "$mft_site"
+  eval "$mft_options"
+  unset mft_options
+fi
 unset mft_site
 # One BLAS thread per MPI rank: the ranks already use the cores.
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}

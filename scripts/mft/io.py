@@ -425,7 +425,11 @@ class Run:
 
 def _by_step_and_tau(labelled):
     """An xarray object whose `step` and `tau` coordinates (along
-    "snapshot") get indexes: `.sel(step=s)` selects by step."""
+    "snapshot") get indexes: `.sel(step=s)` selects by step. xarray before
+    2022.10 has no set_xindex: there select with
+    `.swap_dims(snapshot="step").sel(step=s)`."""
+    if not hasattr(labelled, "set_xindex"):
+        return labelled
     return labelled.set_xindex("step").set_xindex("tau")
 
 

@@ -23,10 +23,10 @@ def env_script():
     """env.sh of this checkout (scripts/env.sh) or installation
     (PREFIX/share/mft/env.sh), or None (a pip installation)."""
     package = Path(__file__).resolve().parent
-    for candidate in (package.parent / "env.sh", package.parents[3] / "share" / "mft" / "env.sh"):
-        if candidate.is_file():
-            return candidate
-    return None
+    candidates = [package.parent / "env.sh"]
+    if len(package.parents) > 3:  # PREFIX/lib/python3/dist-packages/mft
+        candidates.append(package.parents[3] / "share" / "mft" / "env.sh")
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def command(args, row, output, log):

@@ -9,7 +9,8 @@
 # step, writes a snapshot and exits 75, and the job is requeued. Exit 0 when
 # the run is done or requeued; 75 when the snapshot is complete but Slurm
 # refused the requeue; mft's own code when it failed (not requeued).
-# MFT_LAUNCH=mpirun (default) or srun (srun --mpi=pmix; needs Slurm with PMIx).
+# MFT_LAUNCH=mpirun (default; $MPIEXEC when set) or srun (srun --mpi=pmix;
+# needs Slurm with PMIx).
 set -uo pipefail
 # Trapped before anything else: bash's default for SIGUSR1 is to exit, which
 # would end the job with mft still running and no word in the log.
@@ -59,7 +60,7 @@ args+=("$@")
 ranks=${SLURM_NTASKS:-2}
 case "${MFT_LAUNCH:-mpirun}" in
 srun) launch=(srun --mpi=pmix -n "$ranks") ;;
-mpirun) launch=(mpirun -q -n "$ranks") ;;
+mpirun) launch=("${MPIEXEC:-mpirun}" -q -n "$ranks") ;;
 *) echo "mft-job: MFT_LAUNCH must be mpirun or srun, not ${MFT_LAUNCH}" >&2; exit 2 ;;
 esac
 

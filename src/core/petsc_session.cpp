@@ -3,6 +3,7 @@
 #include "mft/core/error.hpp"
 #include "mft/core/input_file.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <mpi.h>
@@ -138,7 +139,7 @@ void PetscSession::check() const {
 
 void petsc_forget_message() { g_petsc_message.clear(); }
 
-void refuse_unused_petsc_options(const std::string &command) {
+void refuse_unused_petsc_options(const std::string &command, const std::vector<std::string> &given) {
   // Read by PETSc at its end (or by its own logging), never before.
   static const char *const late[] = {"log_view", "log_all", "log_trace", "log_view_memory", "options_left",
                                      "options_view", "memory_view", "malloc_dump", "malloc_view",
@@ -149,7 +150,8 @@ void refuse_unused_petsc_options(const std::string &command) {
   std::string name, value;
   for (PetscInt i = 0; i < count && name.empty(); ++i) {
     const std::string here = names[i] ? names[i] : "";
-    bool allowed = false;
+    bool allowed = std::find(given.begin(), given.end(), here) == given.end() ||
+                   here.find("_view") != std::string::npos || here.rfind("view", 0) == 0;
     for (const char *l : late) allowed = allowed || here == l || here.rfind(std::string(l) + "_", 0) == 0;
     if (!allowed) name = here, value = values[i] ? values[i] : "";
   }

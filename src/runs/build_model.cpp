@@ -72,9 +72,9 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
   return model;
 }
 
-bool end_of_setup(const Config &config, const std::string &command, const std::string &header, bool dry_run,
-                  std::ostream *out) {
-  refuse_unused_petsc_options(command);
+bool end_of_setup(const Config &config, const RunInfo &info, const std::string &command, const std::string &header,
+                  bool dry_run, std::ostream *out) {
+  refuse_unused_petsc_options(command, info.petsc_options);
   if (!dry_run) return false;
   if (out) {
     *out << "# mft " << command << " --dry-run: nothing computed or written. The resolved configuration\n"

@@ -35,7 +35,7 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
     header << line << "model: " << describe_variant(config, model) << "\n"
            << "memory: " << memory.summary() << "\n";
   }
-  if (end_of_setup(config, "forward", header.str(), dry_run, out)) return ForwardResult{};
+  if (end_of_setup(config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
   if (out) *out << header.str() << std::flush;
 
   // This group's block of sequences; the predictions of all N.

@@ -82,7 +82,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
                                      : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
   const std::string header = std::string(line) + "model: " + describe_variant(config, model) + "\n" +
                              "memory: " + memory.summary() + "\n";
-  if (end_of_setup(config, "ntk", header, options.dry_run, out)) return NtkRunResult{};
+  if (end_of_setup(config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};
 
   NtkRunResult result;
   result.spectrum = ntk_spectrum(model, config.ntk.part);

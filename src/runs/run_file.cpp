@@ -1,10 +1,13 @@
 #include "mft/runs/run_file.hpp"
 
+#include "mft/core/petsc_session.hpp"
+
 #include "mft/core/error.hpp"
 #include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
 #include "mft/io/mpi_io_watch.hpp"
 
+#include <cctype>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +85,10 @@ int rank_of(MPI_Comm comm) {
 RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   RunInfo info;
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
+  if (argc > 0)
+    for (const std::string &word : split_arguments(argc, argv).petsc)
+      if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) && word[1] != '.')
+        info.petsc_options.push_back(word.substr(1));
   MPI_Comm_size(comm, &info.ranks);
   char stamp[32] = "";
   if (rank_of(comm) == 0) {
@@ -241,7 +248,7 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
   return f;
 }
 
-void RunFile::continue_from(const RunPoint &point) {
+void RunFile::continue_from(const RunPoint &point, const Config &config) {
   // The only change a restart makes before its first step, after every check:
   // the rows past the last complete snapshot (of a run killed or stopped by a
   // full disk after it) are dropped from every dataset the run continues.
@@ -256,6 +263,12 @@ void RunFile::continue_from(const RunPoint &point) {
     for (auto &[name, ds] : particles_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : optimizer_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : history_) h5::set_rows(ds, keep);
+    h5::Handle group = h5::open_group(file_, "config");
+    for (const ConfigEntry &e : config_entries(config)) {
+      const auto stored = point.config.find(e.key);
+      if (restart_may_change(e.key) && (stored == point.config.end() || stored->second != to_string(e.value)))
+        std::visit([&](const auto &v) { h5::write_attribute(group, e.key, v); }, e.value);
+    }
     flush();
   });
 }

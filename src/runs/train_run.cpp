@@ -72,6 +72,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
+  const double started = MPI_Wtime(); // train.max_walltime counts from this start of the run
   const std::string restart = options.resume ? resume_target(comm, config) : options.restart;
   const bool output_given = options.given.count("output.file") > 0;
   if (!restart.empty()) config = restart_configuration(comm, config, options.given, restart);
@@ -105,10 +106,15 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   });
   const bool minibatches = trainer->gradient().minibatches();
   const OptimizerState optimizer_state = trainer->optimizer().state();
+  if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
+    collectively(comm, [&] {
+      read_run_snapshot(restart, "--restart", point.row, *model.particles, optimizer_state);
+      require_finite_snapshot(*model.particles, optimizer_state, "--restart", restart, point.step);
+    });
   std::ostringstream header;
   print_header(header, config, model, restart, point, memory, output, trainer->optimizer().describe(),
                minibatches, !options.dry_run);
-  if (end_of_setup(config, "train", header.str(), options.dry_run, out)) return TrainResult{};
+  if (end_of_setup(config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
   std::unique_ptr<ProgressLog> progress;
   collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
   progress->write("start", {{"step", static_cast<double>(point.step)}, {"steps", static_cast<double>(config.train.steps)},
@@ -119,12 +125,6 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
 
   std::unique_ptr<RunFile> file;
   if (!restart.empty()) {
-    // The snapshot first, read-only: nothing is copied or changed before it
-    // passes its checks.
-    collectively(comm, [&] {
-      read_run_snapshot(restart, "--restart", point.row, *model.particles, optimizer_state);
-      require_finite_snapshot(*model.particles, optimizer_state, "--restart", restart, point.step);
-    });
     WriterLock lock;
     if (copy)
       collectively(comm, [&] {
@@ -141,7 +141,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
       });
     file = RunFile::reopen(output, *model.grid, *model.particles, copy ? "output.file" : "--restart", std::move(lock));
     file->keep_optimizer_state(optimizer_state, *model.particles);
-    file->continue_from(point);
+    file->continue_from(point, config);
   } else if (write) {
     std::vector<std::string> extra;
     if (model.loss->classifies()) extra.push_back("accuracy");
@@ -163,7 +163,6 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
   TrainResult result;
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
-  const double started = MPI_Wtime();                // train.max_walltime counts from this start
   double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0, row_seconds = 0.0;
   long long last_step = first;
   int stop_reason = 0;

@@ -27,12 +27,12 @@ configure() { # BUILD [env assignments...]
   env "$@" PKG_CONFIG_LIBDIR="$work/empty" cmake -S "$source" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DMFT_BUILD_TESTS=OFF -DMFT_ARCH=portable >"$build.log" 2>&1
 }
-configure "$work/hidden" || true
+configure "$work/hidden" -u PKG_CONFIG_PATH -u CMAKE_PREFIX_PATH -u PETSC_DIR -u PETSC_ARCH || true
 grep -q "PETSc" "$work/hidden.log" && ! grep -q "Build files have been written" "$work/hidden.log" ||
   { tail -20 "$work/hidden.log"; fail "configured without PETSc's .pc on the search path"; }
 echo "without PKG_CONFIG_PATH: refused ($(grep -m1 -i "petsc" "$work/hidden.log"))"
 
-configure "$work/module" PKG_CONFIG_PATH="$prefix/lib/pkgconfig" ||
+configure "$work/module" -u CMAKE_PREFIX_PATH -u PETSC_DIR -u PETSC_ARCH PKG_CONFIG_PATH="$prefix/lib/pkgconfig" ||
   { tail -30 "$work/module.log"; fail "configure with PKG_CONFIG_PATH=$prefix/lib/pkgconfig"; }
 grep -q "$prefix/include" "$work/module/CMakeCache.txt" ||
   fail "the configured build does not take PETSc's headers from $prefix/include"

@@ -20,6 +20,12 @@ mft_run 2 train "${run[@]}" --train.steps 8 --output.file fileonly.h5
 mft_run 2 train --restart fileonly.h5 --train.steps 16
 [ "$status" -eq 0 ] || { fail "restart with the file's keys alone: exit $status"; cat err.txt; }
 same_runs straight.h5 fileonly.h5 || fail "the restart with the file's keys differs from the straight run"
+# The keys a restart changed are the file's now: its next restart goes on from them.
+"$PYTHON" -c "
+import h5py
+c = h5py.File('fileonly.h5', 'r')['config'].attrs
+assert c['train.steps'] == 16 and c['model.heads'] == 5, dict(c)
+" || fail "the restart did not write train.steps = 16 into /config"
 mft_run 2 train "${run[@]}" --train.steps 8 --output.file resumed.h5 --resume
 [ "$status" -eq 0 ] || { fail "--resume of a missing file: exit $status"; cat err.txt; }
 grep -q "restart from" out.txt && fail "--resume of a missing file restarted"

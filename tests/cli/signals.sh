@@ -22,23 +22,25 @@ PY
 }
 
 # The command a stop prints continues the run, with nothing added (the keys
-# come from the file): here to the run's own 3000 steps.
+# come from the file): here to the run's own 150 steps. The signal comes
+# after step 5 of steps that take a good fraction of a second.
 rm -f printed.h5
-"$MPIEXEC" -q -n 2 "$MFT" train "${run[@]}" --train.steps 3000 --output.file printed.h5 >printed.txt 2>&1 &
+"$MPIEXEC" -q -n 2 "$MFT" train --model.heads 32 --model.slices 8 --data.sequences 32 --train.dtau 0.05 \
+  --train.print_every 1 --train.steps 150 --output.file printed.h5 >printed.txt 2>&1 &
 pid=$!
-for _ in $(seq 1200); do grep -qE "^ +100 " printed.txt && break; sleep 0.1; done
+for _ in $(seq 1200); do grep -qE "^ +5 " printed.txt && break; sleep 0.1; done
 kill -USR1 "$pid"
 wait "$pid"
 status=$?
 printed=$(grep -o "continue with mft train --restart .*" printed.txt | sed 's/^continue with mft //')
 if [ "$status" -ne 75 ] || [ "$printed" != "train --restart printed.h5" ]; then
-  fail "SIGUSR1 before step 3000: exit $status, printed '$printed'"; cat printed.txt
+  fail "SIGUSR1 before step 150: exit $status, printed '$printed'"; cat printed.txt
 else
   read -r -a words <<<"$printed"
   mft_run 2 "${words[@]}"
   [ "$status" -eq 0 ] || { fail "the printed command ($printed): exit $status"; cat err.txt; }
-  grep -q "restart from printed.h5: step" out.txt && grep -qE "^ +3000 " out.txt ||
-    { fail "the printed command did not continue to step 3000"; cat out.txt; }
+  grep -q "restart from printed.h5: step" out.txt && grep -qE "^ +150 " out.txt ||
+    { fail "the printed command did not continue to step 150"; cat out.txt; }
   echo "continued with '$printed': $(grep 'restart from' out.txt)"
 fi
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The documents stand on their own: every relative link in README.md,
 docs/, examples/ and data/ names a file of the repository, no tracked file
-points outside it (../shared), and README.md stays a guide (at most 300
-lines), reference material living in docs/.
+points to the folder of shared material beside the checkout, and README.md
+stays a guide (at most 300 lines), reference material living in docs/.
 
   python3 tests/docs/check_docs.py
 """

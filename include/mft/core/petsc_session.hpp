@@ -41,11 +41,13 @@ private:
 };
 
 // After a command's set-up (every integrator made and set from the options
-// database): InputError `-OPTION = VALUE: why` for the first PETSc option
-// given on the command line that nothing read, a misspelt -depth_ts_tpye
-// say, before anything is computed or written. Options PETSc itself reads
-// only at its end (-log_view, -options_left, ...) are allowed.
-void refuse_unused_petsc_options(const std::string &command);
+// database): InputError `-OPTION = VALUE: why` for the first of `given` (the
+// PETSc options of the command line, names without the dash) that nothing
+// read, a misspelt -depth_ts_tpye say, before anything is computed or
+// written. Options from PETSC_OPTIONS, .petscrc or -options_file are not
+// judged, and options PETSc reads only at its end or inside a solve
+// (-log_view, -options_left, *_view*, ...) are allowed.
+void refuse_unused_petsc_options(const std::string &command, const std::vector<std::string> &given);
 
 // `--petsc-help`: with -help in the options database, makes mft's
 // integrators (depth_, train_) so that PETSc prints their options.

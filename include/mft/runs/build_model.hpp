@@ -4,6 +4,7 @@
 // depth solver and readout.
 #include "mft/core/config.hpp"
 #include "mft/runs/memory.hpp"
+#include "mft/runs/run_file.hpp"
 #include "mft/train/model.hpp"
 
 #include <mpi.h>
@@ -31,12 +32,13 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
                   MemoryEstimate *estimate = nullptr);
 // The end of a command's set-up, after every input is checked and the
 // integrators have read their options, before anything is computed or
-// written: refuses a PETSc option nothing read (refuse_unused_petsc_options);
+// written: refuses a PETSc option of the command line (info.petsc_options)
+// that nothing read (refuse_unused_petsc_options);
 // with `dry_run`, prints on rank 0 (`out`) `header` as INI comments and the
 // resolved configuration as INI (what --config reads back) and returns true:
 // the command stops there.
-bool end_of_setup(const Config &config, const std::string &command, const std::string &header, bool dry_run,
-                  std::ostream *out);
+bool end_of_setup(const Config &config, const RunInfo &info, const std::string &command, const std::string &header,
+                  bool dry_run, std::ostream *out);
 
 // One line for the run headers: the variant of the model (score map, mask,
 // readout, loss) and the held-out data, e.g. "attention relu, causal |

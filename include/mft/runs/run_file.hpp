@@ -46,6 +46,7 @@ struct RunInfo {
   std::string created; // ISO 8601, the same string on every rank
   int ranks = 1;
   std::string config_file; // --config FILE, an input the output must not be
+  std::vector<std::string> petsc_options; // the -options of the command line, without their values
 };
 
 // Builds RunInfo on every rank from rank 0's clock and the command line.
@@ -127,8 +128,11 @@ public:
 
   // Drops the snapshots and history rows after `point` (the last complete
   // snapshot) from every dataset opened: the restart's first change to the
-  // file, made once every check has passed. Collective.
-  void continue_from(const RunPoint &point);
+  // file, made once every check has passed; and writes into /config the
+  // values of `config` for the keys a restart may change (restart_may_change)
+  // where they differ from the file's, so that the next restart of the file
+  // continues this one (its step count, its output.file, ...). Collective.
+  void continue_from(const RunPoint &point, const Config &config);
 
   ~RunFile();
   RunFile(const RunFile &) = delete;
