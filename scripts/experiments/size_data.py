@@ -54,7 +54,7 @@ def main():
                     "output.snapshot_every": size["steps"], "model.heads": M, "model.slices": size["L"],
                     "init.seed": seed, "init.sigma_v": 0.5}))
     if not options.from_sweep and not options.slurm:
-        print(f"[size_data] {len(runs)} runs of {size['steps']} steps; the full mode takes about 45 minutes on 2 cores",
+        print(f"[size_data] {len(runs)} runs of {size['steps']} steps; the full mode took 20 minutes on 2 cores",
               flush=True)
     paths = common.execute("size_data", runs, options)
     run = common.mft_io.open_run(str(next(iter(paths.values()))))
