@@ -139,6 +139,17 @@ void PetscSession::check() const {
 
 void petsc_forget_message() { g_petsc_message.clear(); }
 
+void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call) {
+  if (!ierr) return;
+  if (error) {
+    std::exception_ptr e = error;
+    error = nullptr;
+    petsc_forget_message();
+    std::rethrow_exception(e);
+  }
+  petsc_check(ierr, call);
+}
+
 void refuse_unused_petsc_options(const std::string &command, const std::vector<std::string> &given) {
   // Read by PETSc at its end (or by its own logging), never before.
   static const char *const late[] = {"log_view", "log_all", "log_trace", "log_view_memory", "options_left",

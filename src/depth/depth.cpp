@@ -73,17 +73,6 @@ PetscErrorCode DepthPostStep(TS ts) {
 
 } // namespace
 
-void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call) {
-  if (!ierr) return;
-  if (error) {
-    std::exception_ptr e = error;
-    error = nullptr;
-    petsc_forget_message();
-    std::rethrow_exception(e);
-  }
-  petsc_check(ierr, call);
-}
-
 DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint)
     : adjoint_(adjoint) {
   ctx_.field = &field;

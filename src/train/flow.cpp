@@ -2,7 +2,6 @@
 
 #include "mft/core/error.hpp"
 #include "mft/core/petsc_session.hpp"
-#include "mft/depth/depth.hpp"
 #include "mft/train/langevin.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // error codes to mft's one-line errors.
 #include <petscts.h>
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,11 @@ void petsc_check(PetscErrorCode ierr, const char *call);
 
 // Drops the kept PETSc message (when an error is reported another way).
 void petsc_forget_message();
+
+// Runs a PETSc call that may fail in one of mft's callbacks (which keep
+// their exception in `error`, petsc_handle.hpp's `guarded`): rethrows the
+// callback's own error (with its message), else PETSc's.
+void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call);
 
 // For a TS with options prefix `prefix` (e.g. "depth_"): sets `type`, then
 // applies the options database, and returns the type in use. mft's TS are

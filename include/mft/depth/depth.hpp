@@ -91,8 +91,4 @@ private:
   PetscInt stages_ = 1;
 };
 
-// Runs a PETSc call that may fail in one of mft's callbacks: rethrows the
-// callback's own error (with its message), else PETSc's.
-void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, const char *call);
-
 } // namespace mft
