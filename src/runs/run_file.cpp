@@ -10,6 +10,7 @@
 #include <cctype>
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <cstdio>
 #include <ctime>
 #include <limits>
@@ -34,17 +35,22 @@ std::vector<hsize_t> particle_chunk(long long M, long long rows, long long cols)
   return {1, static_cast<hsize_t>(count), static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-// One particle matrix of a species: this rank's values of it, its owned
-// block [begin, count) of particles and its row shape.
+// One particle matrix of a species: this rank's values of it (`Value` is
+// double to read into them, const double to write them), its owned block
+// [begin, count) of particles and its row shape.
+template <class Value>
 struct SpeciesBlock {
   std::string name, species;
-  double *values;
+  Value *values;
   long long M, begin, count, rows, cols;
 };
 
-std::vector<SpeciesBlock> species_blocks(Particles &p) {
-  std::vector<SpeciesBlock> out;
-  for (ParticleSpecies *s : p.species())
+// The blocks of every species of `p` (Particles, or const Particles to write).
+template <class P>
+auto species_blocks(P &p) {
+  using Value = std::conditional_t<std::is_const_v<P>, const double, double>;
+  std::vector<SpeciesBlock<Value>> out;
+  for (auto *s : p.species())
     for (size_t k = 0; k < s->matrices().size(); ++k) {
       const ParticleMatrix &m = s->matrices()[k];
       out.push_back({m.name, s->name(), s->values(k).data(), s->M, s->own.begin, s->own.count(), m.rows, m.cols});
@@ -54,10 +60,11 @@ std::vector<SpeciesBlock> species_blocks(Particles &p) {
 
 // The same blocks in an array of the flat layout of Particles (an
 // optimiser's state `array`): dataset names `array`_`matrix`.
-std::vector<SpeciesBlock> state_blocks(Particles &p, const std::string &array, std::vector<double> &flat) {
-  std::vector<SpeciesBlock> out = species_blocks(p);
+template <class P>
+auto state_blocks(P &p, const std::string &array, std::vector<double> &flat) {
+  auto out = species_blocks(p);
   double *at = flat.data();
-  for (SpeciesBlock &b : out) {
+  for (auto &b : out) {
     b.name = array + "_" + b.name;
     b.values = at;
     at += p.heads.L * b.count * b.rows * b.cols;
@@ -65,11 +72,13 @@ std::vector<SpeciesBlock> state_blocks(Particles &p, const std::string &array, s
   return out;
 }
 
-std::vector<hsize_t> block_start(long long row, const SpeciesBlock &b) {
+template <class Block>
+std::vector<hsize_t> block_start(long long row, const Block &b) {
   return {static_cast<hsize_t>(row), 0, static_cast<hsize_t>(b.begin), 0, 0};
 }
 
-std::vector<hsize_t> block_count(long long L, const SpeciesBlock &b) {
+template <class Block>
+std::vector<hsize_t> block_count(long long L, const Block &b) {
   return {1, static_cast<hsize_t>(L), static_cast<hsize_t>(b.count), static_cast<hsize_t>(b.rows),
           static_cast<hsize_t>(b.cols)};
 }
@@ -136,11 +145,11 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
     }
   };
   const long long L = particles.heads.L;
-  for (const SpeciesBlock &b : species_blocks(particles))
+  for (const auto &b : species_blocks(particles))
     read("/particles/" + b.name, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
   if (state.counter) read("/optimizer/t", {static_cast<hsize_t>(row)}, {1}, H5T_NATIVE_LLONG, state.counter);
   for (const auto &[array, flat] : state.arrays)
-    for (const SpeciesBlock &b : state_blocks(particles, array, *flat))
+    for (const auto &b : state_blocks(particles, array, *flat))
       read("/optimizer/" + b.name, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
 }
 
@@ -191,7 +200,7 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
     particles_["step"] = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
     particles_["tau"] = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
     const auto L = static_cast<hsize_t>(particles.heads.L);
-    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) {
+    for (const auto &b : species_blocks(particles)) {
       const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
                                         static_cast<hsize_t>(b.cols)};
       particles_[b.name] = h5::create_growing(file_, "/particles/" + b.name, row, H5T_IEEE_F64LE,
@@ -233,7 +242,7 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
     f->particle_group_ = h5::open_group(f->file_, "particles");
     f->history_group_ = h5::open_group(f->file_, "history");
     std::vector<std::string> names = {"step", "tau"};
-    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles))) names.push_back(b.name);
+    for (const auto &b : species_blocks(particles)) names.push_back(b.name);
     for (const std::string &name : names) f->particles_[name] = h5::open_dataset(f->particle_group_, name);
     for (const char *name : kHistory) {
       f->history_[name] = h5::open_dataset(f->history_group_, name);
@@ -280,7 +289,7 @@ void RunFile::annotate_history(const std::string &name, const std::string &value
 void RunFile::keep_optimizer_state(const OptimizerState &state, const Particles &particles) {
   optimizer_state_ = state;
   if (state.empty()) return;
-  auto &p = const_cast<Particles &>(particles);
+  const Particles &p = particles;
   phase("opening /optimizer", [&] {
     const bool create = !h5::exists(file_, "/optimizer");
     h5::Handle group = create ? h5::create_group(file_, "optimizer") : h5::open_group(file_, "optimizer");
@@ -289,7 +298,7 @@ void RunFile::keep_optimizer_state(const OptimizerState &state, const Particles 
                                : h5::open_dataset(group, "t");
     const auto L = static_cast<hsize_t>(particles.heads.L);
     for (const auto &[array, flat] : state.arrays)
-      for (const SpeciesBlock &b : state_blocks(p, array, *flat)) {
+      for (const auto &b : state_blocks(p, array, *flat)) {
         if (!create) {
           optimizer_[b.name] = h5::open_dataset(group, b.name);
           continue;
@@ -323,18 +332,18 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
     const hsize_t mine = rank_of(comm_) == 0 ? 1 : 0;
     // This rank's particle block, or none outside sequence group 0 (the
     // other groups hold the same particles).
-    const auto written_count = [&](long long L, const SpeciesBlock &b) {
+    const auto written_count = [&](long long L, const auto &b) {
       return grid_.group() == 0 ? block_count(L, b) : std::vector<hsize_t>(5, 0);
     };
     h5::write_block(particles_["step"], {row}, {mine}, H5T_NATIVE_LLONG, &step);
     h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
-    for (const SpeciesBlock &b : species_blocks(const_cast<Particles &>(particles)))
+    for (const auto &b : species_blocks(particles))
       h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
                       written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
     if (optimizer_state_.counter)
       h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
     for (const auto &[array, flat] : optimizer_state_.arrays)
-      for (const SpeciesBlock &b : state_blocks(const_cast<Particles &>(particles), array, *flat))
+      for (const auto &b : state_blocks(particles, array, *flat))
         h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
                         written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
     const hsize_t history_rows = write_history_rows();
