@@ -130,10 +130,8 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
     RunFile file(config.output.file, *model.grid, config, info, model.data, *model.particles, false, {},
                  &model.test_data);
     file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
-    file.write_ntk(K.N, K.gram, K.eigenvalues, config.ntk.part, snapshot_step,
-                    result.cgf ? &result.empirical.singular_values : nullptr, &points,
-                    config.cgf.points, model.data.d,
-                    result.has_population ? &result.population.margin : nullptr);
+    file.write_ntk({&K, config.ntk.part, snapshot_step, result.cgf ? &result.empirical : nullptr, &points,
+                    model.data.d, result.has_population ? &result.population : nullptr});
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

@@ -416,30 +416,29 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
   });
 }
 
-void RunFile::write_ntk(long long N, const std::vector<double> &gram,
-                        const std::vector<double> &eigenvalues, const std::string &part,
-                        long long snapshot, const std::vector<double> *cgf_values,
-                        const std::vector<double> *points, long long K, long long d,
-                        const double *population_margin) {
+void RunFile::write_ntk(const NtkRecord &record) {
   const std::string what = "writing /ntk";
-  const size_t cgf_size = cgf_values ? cgf_values->size() + (points ? points->size() : 0) : 0;
-  require_space(what, (gram.size() + eigenvalues.size() + cgf_size) * sizeof(double));
+  const NtkSpectrum &K = *record.kernel;
+  const size_t cgf_size = record.cgf ? record.cgf->singular_values.size() + record.cgf_points->size() : 0;
+  require_space(what, (K.gram.size() + K.eigenvalues.size() + cgf_size) * sizeof(double));
   phase(what, [&] {
     h5::Handle grp = h5::create_group(file_, "ntk");
-    const auto n = static_cast<hsize_t>(N);
-    h5::write_dataset(file_, "/ntk/gram", {n, n}, gram.data(), comm_);
-    h5::write_dataset(file_, "/ntk/eigenvalues", {n}, eigenvalues.data(), comm_);
-    h5::write_attribute(grp, "part", part);
-    h5::write_attribute(grp, "snapshot", snapshot);
-    h5::write_attribute(grp, "lambda_min", eigenvalues.front());
-    h5::write_attribute(grp, "lambda_max", eigenvalues.back());
-    if (cgf_values) {
-      h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(cgf_values->size())},
-                        cgf_values->data(), comm_);
-      h5::write_dataset(file_, "/ntk/cgf_points", {static_cast<hsize_t>(K), static_cast<hsize_t>(d)},
-                        points->data(), comm_);
-      h5::write_attribute(grp, "cgf_margin", cgf_values->back() / cgf_values->front());
-      if (population_margin) h5::write_attribute(grp, "cgf_margin_population", *population_margin);
+    const auto n = static_cast<hsize_t>(K.N);
+    h5::write_dataset(file_, "/ntk/gram", {n, n}, K.gram.data(), comm_);
+    h5::write_dataset(file_, "/ntk/eigenvalues", {n}, K.eigenvalues.data(), comm_);
+    h5::write_attribute(grp, "part", record.part);
+    h5::write_attribute(grp, "snapshot", record.snapshot);
+    h5::write_attribute(grp, "lambda_min", K.lambda_min());
+    h5::write_attribute(grp, "lambda_max", K.lambda_max());
+    if (record.cgf) {
+      const std::vector<double> &values = record.cgf->singular_values;
+      const auto d = static_cast<hsize_t>(record.d);
+      h5::write_dataset(file_, "/ntk/cgf_singular_values", {static_cast<hsize_t>(values.size())}, values.data(),
+                        comm_);
+      h5::write_dataset(file_, "/ntk/cgf_points", {record.cgf_points->size() / d, d}, record.cgf_points->data(),
+                        comm_);
+      h5::write_attribute(grp, "cgf_margin", values.back() / values.front());
+      if (record.population) h5::write_attribute(grp, "cgf_margin_population", record.population->margin);
     }
   });
 }

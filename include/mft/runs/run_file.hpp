@@ -23,6 +23,8 @@
 // the same collective HDF5 call: that rank ends the job (abort_job, through
 // mpi_io_watch.hpp or an HDF5 error) with one line naming the file, what was
 // being done and the system's error.
+#include "mft/analysis/cgf.hpp"
+#include "mft/analysis/ntk.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/process_grid.hpp"
 #include "mft/tasks/data.hpp"
@@ -102,6 +104,18 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
 void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
                              const std::string &path, long long step);
 
+// What `mft ntk` writes to /ntk; the pointers are the caller's, valid
+// during write_ntk.
+struct NtkRecord {
+  const NtkSpectrum *kernel = nullptr;             // the Gram matrix and its spectrum
+  std::string part;                                // ntk.part
+  long long snapshot = 0;                          // the training step of the particles
+  const CgfMargin *cgf = nullptr;                  // --cgf: the empirical test (else none)
+  const std::vector<double> *cgf_points = nullptr; // its points z, K x d
+  long long d = 0;
+  const CgfMargin *population = nullptr;           // the closed-form test of a family, when it has one
+};
+
 class RunFile {
 public:
   // Creates the new run file `path` under its hidden name (output_claim.hpp;
@@ -164,13 +178,10 @@ public:
                      double risk);
 
   // /ntk: the Gram matrix and its eigenvalues (ascending), with the
-  // attributes part, snapshot, lambda_min, lambda_max; with `cgf_values`,
+  // attributes part, snapshot, lambda_min, lambda_max; with a CGF test,
   // also /ntk/cgf_singular_values (descending), /ntk/cgf_points (K x d) and
   // the attribute cgf_margin (and cgf_margin_population when given).
-  void write_ntk(long long N, const std::vector<double> &gram, const std::vector<double> &eigenvalues,
-                 const std::string &part, long long snapshot, const std::vector<double> *cgf_values,
-                 const std::vector<double> *points, long long K, long long d,
-                 const double *population_margin);
+  void write_ntk(const NtkRecord &record);
 
   // Writes what is pending and closes the complete file.
   void close();
