@@ -152,6 +152,16 @@ bool same_file(const std::string &a, const std::string &b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+void check_writable_folder(const std::string &key, const std::string &path) {
+  struct stat st {};
+  const std::string folder = folder_of(path);
+  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(key_error(key, path, "its folder " + folder + " does not exist"));
+  if (access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError(key_error(key, path, why_errno(("cannot write in the folder " + folder).c_str())));
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+}
+
 void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs,
                       const std::string &instead) {
   const std::string key = "output.file";
@@ -159,14 +169,9 @@ void check_new_output(const std::string &path, bool overwrite, const InputFiles 
     if (!input.empty() && same_file(path, input))
       throw InputError(key_error(key, path, "is also this run's input " + input_key +
                                                 "; write the output to another file"));
+  check_writable_folder(key, path);
   struct stat st {};
-  const std::string folder = folder_of(path);
-  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(key_error(key, path, "its folder " + folder + " does not exist"));
-  if (access(folder.c_str(), W_OK | X_OK) != 0)
-    throw InputError(key_error(key, path, why_errno(("cannot write in the folder " + folder).c_str())));
   if (stat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
   if (!S_ISREG(st.st_mode)) throw InputError(key_error(key, path, not_replaceable(st.st_mode)));
   if (locked_by_another(path)) throw InputError(key_error(key, path, "another mft run is writing it"));
   if (!overwrite)

@@ -7,8 +7,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace mft {
 namespace {
@@ -43,14 +41,7 @@ std::string json_number(double v) {
 void check_progress_log(const std::string &path, const std::string &output) {
   if (path.empty()) return;
   const std::string key = "output.log";
-  const auto slash = path.find_last_of('/');
-  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  struct stat st {};
-  if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(key_error(key, path, "its folder " + folder + " does not exist"));
-  if (access(folder.c_str(), W_OK | X_OK) != 0)
-    throw InputError(key_error(key, path, "cannot write in the folder " + folder));
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+  check_writable_folder(key, path);
   if (path == output || same_file(path, output))
     throw InputError(key_error(key, path, "is output.file; the log is a text file of its own"));
 }

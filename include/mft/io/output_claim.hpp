@@ -39,6 +39,10 @@ void release_reserved_space(int fd, long long end);
 // True when both paths exist and name the same file.
 bool same_file(const std::string &a, const std::string &b);
 
+// InputError `key = path: why` unless `path` names a file that can be
+// created or written in an existing, writable folder (and is no folder).
+void check_writable_folder(const std::string &key, const std::string &path);
+
 // Checks that `path` may become this run's new output file, before any
 // computation: InputError `output.file = PATH: why` when its folder is missing
 // or not writable, it is a folder, it is one of `inputs`, it exists and
