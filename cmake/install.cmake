@@ -63,13 +63,14 @@ foreach(line IN LISTS python_commands)
 endforeach()
 
 # What a cluster user needs beside the programs, under share/mft: env.sh
-# (with the example site file), make_digits.py, the experiment drivers and
+# (with the example site file), make_digits.py and make_permutation_pairs.py
+# (data files), the experiment drivers and
 # the batch scripts. The batch scripts find the rest through the folder their
 # installed copies name (cmake/install_batch.cmake writes it in at install
 # time, when the prefix is known).
 set(MFT_SHARE_DIR "${CMAKE_INSTALL_DATADIR}/mft")
 install(FILES scripts/env.sh scripts/site-env.example.sh DESTINATION ${MFT_SHARE_DIR})
-install(PROGRAMS scripts/make_digits.py DESTINATION ${MFT_SHARE_DIR})
+install(PROGRAMS scripts/make_digits.py scripts/make_permutation_pairs.py DESTINATION ${MFT_SHARE_DIR})
 install(DIRECTORY scripts/experiments DESTINATION ${MFT_SHARE_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(PROGRAMS scripts/slurm/run-mft.sh scripts/slurm/submit_sweep.sh scripts/slurm/local-cluster.sh
