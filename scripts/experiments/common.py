@@ -53,7 +53,7 @@ EXIT_DIVERGED = 4  # mft's exit code for a run that became non-finite
 class Run:
     name: str
     args: dict
-    command: str = "train"  # or "ntk"
+    command: str = "train"  # or "ntk", "forward"
     extra: list = field(default_factory=list)  # options without a value (ntk: --cgf)
 
 
@@ -131,8 +131,8 @@ def _complete(path, run):
                     continue
                 if key not in config or not _same_value(config[key], value):
                     return False
-            if run.command == "ntk":
-                return "ntk" in f
+            if run.command in ("ntk", "forward"):
+                return run.command in f
             return "history/step" in f and int(f["history/step"][-1]) >= int(config["train.steps"])
     except (OSError, KeyError, IndexError, ValueError):
         return False
@@ -248,6 +248,45 @@ def submit_slurm(name, runs, folder):
     print("submitting:", " ".join(shlex.quote(c) for c in cmd))
     subprocess.run(cmd, check=True)
     print(f"then: {sys.argv[0]} {'--quick ' if '--quick' in sys.argv else ''}--from-sweep ARRAYJOB")
+
+
+def data_file(folder, stem, tokens, targets):
+    """Writes tokens (N, n, d) and targets (N, d_out) as an mft data file
+    named after its content, folder/STEM-HASH.h5, unless it exists, and
+    returns its path: a run that reads it is reused only while the data it
+    was trained on stay the same."""
+    import hashlib
+    import h5py
+    tokens, targets = np.ascontiguousarray(tokens, float), np.ascontiguousarray(targets, float)
+    digest = hashlib.sha256()
+    for a in (tokens, targets):
+        digest.update(repr(a.shape).encode())
+        digest.update(a.tobytes())
+    path = Path(folder) / f"{stem}-{digest.hexdigest()[:12]}.h5"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name("." + path.name + ".partial")
+        with h5py.File(partial, "w") as f:
+            f.create_dataset("data/tokens", data=tokens)
+            f.create_dataset("data/targets", data=targets)
+        partial.rename(path)
+    return path
+
+
+def residual_scaled_data(forward, folder, stem, scale):
+    """The data file (data_file) of the tokens of `mft forward` run file
+    `forward` with the targets yhat(0) + scale (y - yhat(0)), yhat(0) its
+    predictions: the initial residual times `scale`, so R(0) times scale^2.
+
+    With scale = 1/alpha this is the lazy control of the squared loss
+    (docs/MODEL.md): training on these targets is exactly training the
+    prediction yhat(0) + alpha (yhat - yhat(0)) on y with the risk divided
+    by alpha^2, whose risk is alpha^2 times the one mft reports."""
+    import h5py
+    with h5py.File(forward, "r") as f:
+        tokens, start = f["data/tokens"][()], f["forward/predictions"][()]
+        targets = start + scale * (f["data/targets"][()] - start)
+    return data_file(folder, stem, tokens, targets)
 
 
 def fmt(x):

@@ -2,7 +2,6 @@
 squares; tests/experiments/test_fits.py checks them on synthetic data).
 
   power_law(x, y)            y = c x^slope: slope, its standard error, c
-  exponential_rate(t, y)     y = c exp(-rate t): rate, its standard error, c
   weighted_power_law(x, y, e)  the same with the standard errors e of y
                              (weighted least squares): slope, its standard
                              error from e, chi^2 on its degrees of freedom,
@@ -15,7 +14,7 @@ import numpy as np
 
 @dataclass
 class Fit:
-    value: float   # the slope or the rate
+    value: float   # the slope
     error: float   # its standard error (0 with two points)
     prefactor: float
     points: int
@@ -47,24 +46,6 @@ def power_law(x, y):
         raise ValueError("a power law needs positive x and y")
     b, err, a = _line(np.log(x), np.log(y))
     return Fit(float(b), err, float(np.exp(a)), int(x.size))
-
-
-def exponential_rate(t, y):
-    """Fits y = c exp(-rate t) on semi-log axes (all y > 0)."""
-    t, y = np.asarray(t, float), np.asarray(y, float)
-    if np.any(y <= 0):
-        raise ValueError("an exponential rate needs positive y")
-    b, err, a = _line(t, np.log(y))
-    return Fit(float(-b), err, float(np.exp(a)), int(t.size))
-
-
-def early_window(t, y, drop=1e-2):
-    """The indices of the early phase of a decaying curve: from the start
-    until y first falls below drop * y[0] (at least three points)."""
-    y = np.asarray(y, float)
-    below = np.flatnonzero(y < drop * y[0])
-    end = int(below[0]) if below.size else y.size
-    return np.arange(max(3, min(end, y.size)))
 
 
 @dataclass

@@ -1,28 +1,53 @@
 #!/usr/bin/env python3
-"""Mean-field, not lazy: how far each particle moves, |theta_lm(tau) -
-theta_lm(0)| (Q, K, V of head (l, m) as one vector), against the width M at
-the same tau. In the mean-field scaling (velocity (M L) dR/dtheta) each
-particle moves O(1) whatever M: features are learned. In the NTK/lazy
-scaling the displacement would shrink like 1/sqrt(M).
+"""Mean-field, not lazy, against a lazy control. In the mean-field scaling
+every particle moves O(1) whatever M, so the kernel of the flow,
+K_all = (M L) J J^T of every parameter, changes by O(1) during training:
+features are learned. The lazy control (docs/MODEL.md, section 6: the
+prediction yhat(theta0) + alpha (yhat(theta) - yhat(theta0)), the risk over
+alpha^2) with alpha = sqrt(M), the NTK parameterisation, moves every
+particle alpha times less, so the kernel's change should fall like M^-1/2.
+The lazy runs are mft runs on the targets yhat(0) + (y - yhat(0))/alpha
+(exactly the lazy model for the squared loss; its risk is alpha^2 times the
+reported one), from the same particles and tokens as the mean-field runs.
 
-  python3 scripts/experiments/lazy.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
+Setting: icl, N = 32, L = 4, M in {8, 16, .., 256}, three seeds; K_all at
+initialisation (`mft ntk --ntk.part all`); Euler steps of one dtau for all
+runs, min(0.05, N / (4 max lambda_max(K_all(0)))) (inside the linearised
+flow's stability limit; a larger step makes the top mode oscillate and
+moves the kernel in any scaling) up to tau = 5, in both scalings; K_all at
+the last snapshot (`mft ntk --from RUN --snapshot -1`); the relative change
+|K(tau) - K(0)|_F / |K(0)|_F.
 
-Writes lazy.csv (M, seeds, median, mean, 10 % and 90 % quantiles of the
-displacement and of the relative displacement |dtheta| / |theta(0)|, the
-final risk) and exp_lazy.png (the displacement distributions); prints the
-fitted power of the median displacement against M (lazy: -0.5).
+Criteria, stated before the runs: the power of the relative kernel change
+against M (a least-squares line through every seed's point on log-log axes,
+interval +- 2 standard errors)
+  1. contains 0 in the mean-field scaling (flat in M);
+  2. contains -1/2 in the lazy control.
+
+  python3 scripts/experiments/lazy.py [--quick] [--update-docs] [--jobs J]
+
+Runs locally only (`mft forward` and `mft ntk` runs). About 15 minutes on 2
+cores. Writes lazy.csv (scaling, M, alpha, seeds, the relative kernel
+change with its standard error, the median particle displacement
+|theta(tau) - theta(0)| (Q, K, V of a head as one vector) and its 10-90 %
+range, the final risk of the model) and exp_lazy.png.
 """
+from pathlib import Path
+
 import numpy as np
 
 import common
 import fits
 from common import Run
 
-FULL = dict(widths=[4, 8, 16, 32, 64, 128], seeds=[1, 2, 3], L=4, N=32, steps=100, dtau=0.05)
-QUICK = dict(widths=[2, 4, 8], seeds=[1], L=2, N=8, steps=10, dtau=0.05)
+FULL = dict(widths=[8, 16, 32, 64, 128, 256], seeds=[1, 2, 3], L=4, N=32, tau=5.0, dtau=0.05)
+QUICK = dict(widths=[2, 4, 8], seeds=[1, 2], L=2, N=8, tau=0.5, dtau=0.05)
+SCALINGS = ("mean-field", "lazy")
+COLUMNS = ["scaling", "M", "alpha", "seeds", "kernel_change", "kernel_change_err", "median", "q10", "q90", "risk"]
 
 
 def displacements(path):
+    """|theta(tau) - theta(0)| per head (Q, K, V as one vector), first to last snapshot."""
     run = common.mft_io.open_run(str(path))
     first, last = run.particles(0), run.particles(-1)
     run.close()
@@ -30,57 +55,132 @@ def displacements(path):
     L, M = first["Q"].shape[:2]
     start = np.hstack([first[s].reshape(L * M, -1) for s in heads])
     end = np.hstack([last[s].reshape(L * M, -1) for s in heads])
-    moved = np.linalg.norm(end - start, axis=1)
-    return moved, moved / np.linalg.norm(start, axis=1)
+    return np.linalg.norm(end - start, axis=1)
+
+
+def gram(path):
+    import h5py
+    with h5py.File(path, "r") as f:
+        return f["ntk/gram"][()]
 
 
 def main():
     options = common.parser(__doc__).parse_args()
+    if options.slurm or options.from_sweep:
+        raise SystemExit("error: lazy runs `mft forward` and `mft ntk`, which the sweep array does not: run it locally")
     size = QUICK if options.quick else FULL
-    runs = [Run(f"M{M}-s{seed}", {"data.task": "icl-linear", "data.sequences": size["N"], "init.sigma_v": 0.5, "model.heads": M,
-                                  "model.slices": size["L"], "init.seed": seed, "train.steps": size["steps"],
-                                  "train.dtau": size["dtau"], "output.snapshot_every": size["steps"]})
-            for M in size["widths"] for seed in size["seeds"]]
-    paths = common.execute("lazy", runs, options)
+    folder = Path(options.runs) / ("lazy" + ("-quick" if options.quick else ""))
 
-    rows, samples = [], {}
+    def model(M, seed):
+        return {"model.heads": M, "model.slices": size["L"], "init.seed": seed, "init.sigma_v": 0.5}
+
+    task = {"data.task": "icl-linear", "data.sequences": size["N"]}
+    first = [Run(f"M{M}-s{seed}-forward", {**task, **model(M, seed)}, command="forward")
+             for M in size["widths"] for seed in size["seeds"]]
+    first += [Run(f"M{M}-s{seed}-ntk0", {**task, **model(M, seed), "ntk.part": "all"}, command="ntk")
+              for M in size["widths"] for seed in size["seeds"]]
+    paths = common.execute("lazy", first, options)
+    import h5py
+    top = 0.0
+    for run in first[len(first) // 2:]:
+        with h5py.File(paths[run.name], "r") as f:
+            top = max(top, float(f["ntk"].attrs["lambda_max"]))
+    dtau = float(f"{min(size['dtau'], size['N'] / (4 * top)):.2g}")
+    steps = int(round(size["tau"] / dtau))
+    print(f"[lazy] dtau = {dtau:g} (largest lambda_max(K_all(0)) {top:.4g}), {steps} steps")
+    training = {"train.steps": steps, "train.dtau": dtau, "output.snapshot_every": steps}
+    lazy = []
     for M in size["widths"]:
-        moved, relative, risk = [], [], []
         for seed in size["seeds"]:
-            if f"M{M}-s{seed}" not in paths:
-                continue
-            a, b = displacements(paths[f"M{M}-s{seed}"])
-            moved.append(a)
-            relative.append(b)
-            risk.append(common.history(paths[f"M{M}-s{seed}"])[0]["risk"][-1])
-        if not moved:
-            continue
-        moved, relative = np.concatenate(moved), np.concatenate(relative)
-        samples[M] = moved
-        rows.append({"M": M, "seeds": len(risk), "median": np.median(moved), "mean": moved.mean(),
-                     "q10": np.quantile(moved, 0.1), "q90": np.quantile(moved, 0.9),
-                     "relative_median": np.median(relative), "risk": float(np.mean(risk))})
-    common.write_csv("lazy", options, ["M", "seeds", "median", "mean", "q10", "q90", "relative_median", "risk"], rows)
-    fit = fits.power_law([r["M"] for r in rows], [r["median"] for r in rows])
+            lazy.append(Run(f"M{M}-s{seed}-mean-field", {**task, **model(M, seed), **training}))
+            data = common.residual_scaled_data(paths[f"M{M}-s{seed}-forward"], folder, f"M{M}-s{seed}-targets",
+                                               1 / np.sqrt(M))
+            lazy.append(Run(f"M{M}-s{seed}-lazy", {"data.task": "file", "data.file": str(data), **model(M, seed),
+                                                   **training}))
+    paths.update(common.execute("lazy", lazy, options))
+    kernels = []
+    for M in size["widths"]:
+        for seed in size["seeds"]:
+            for scaling in SCALINGS:
+                name = f"M{M}-s{seed}-{scaling}"
+                if name not in paths:
+                    continue
+                kernels.append(Run(f"{name}-ntkend", {"from": paths[name], "snapshot": -1, "ntk.part": "all"},
+                                   command="ntk"))
+    paths.update(common.execute("lazy", kernels, options))
 
+    rows, curves = [], {}
+    for scaling in SCALINGS:
+        for M in size["widths"]:
+            alpha = 1.0 if scaling == "mean-field" else float(np.sqrt(M))
+            change, moved, risk = [], [], []
+            for seed in size["seeds"]:
+                name = f"M{M}-s{seed}-{scaling}"
+                if f"{name}-ntkend" not in paths:
+                    continue
+                K0 = gram(paths[f"M{M}-s{seed}-ntk0"])  # the same particles and tokens in both scalings
+                change.append(np.linalg.norm(gram(paths[f"{name}-ntkend"]) - K0) / np.linalg.norm(K0))
+                moved.append(displacements(paths[name]))
+                h, _ = common.history(paths[name])
+                risk.append(alpha ** 2 * float(h["risk"][-1]))
+                if seed == size["seeds"][0]:
+                    curves[(scaling, M)] = (h["tau"], alpha ** 2 * np.asarray(h["risk"], float))
+            if not change:
+                continue
+            mean, err = common.mean_and_error(change)
+            moved = np.concatenate(moved)
+            rows.append({"scaling": scaling, "M": M, "alpha": alpha, "seeds": len(change), "kernel_change": mean,
+                         "kernel_change_err": err, "median": np.median(moved), "q10": np.quantile(moved, 0.1),
+                         "q90": np.quantile(moved, 0.9), "risk": float(np.mean(risk)), "points": change})
+    common.write_csv("lazy", options, COLUMNS, rows)
+
+    fitted = {}
+    for scaling in SCALINGS:
+        pts = [(r["M"], c) for r in rows if r["scaling"] == scaling for c in r["points"]]
+        fitted[scaling] = fits.power_law([p[0] for p in pts], [p[1] for p in pts]) if len(pts) > 2 else None
+    plot(rows, curves, fitted, size, options)
+    lines = []
+    for scaling, target in (("mean-field", 0.0), ("lazy", -0.5)):
+        fit = fitted[scaling]
+        holds = fit is not None and fit.value - 2 * fit.error <= target <= fit.value + 2 * fit.error
+        changes = ", ".join(f"{r['kernel_change']:.3g} (M = {r['M']})" for r in rows if r["scaling"] == scaling)
+        numbers = (f"power {fit.value:.3f} +- {fit.error:.3f}, interval [{fit.value - 2 * fit.error:.3f}, "
+                   f"{fit.value + 2 * fit.error:.3f}]; change {changes}" if fit else "no fit")
+        lines.append(common.criterion(f"{scaling}: the relative kernel change goes like M^{target:g} "
+                                      f"(interval contains {target:g})", holds, numbers))
+    common.write_criteria("lazy", options, lines)
+
+
+def plot(rows, curves, fitted, size, options):
     plt = common.pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    axes[0].boxplot([samples[r["M"]] for r in rows], labels=[str(r["M"]) for r in rows], showfliers=False)
-    axes[0].set_xlabel("heads per slice M")
-    axes[0].set_ylabel(f"|θ(τ) − θ(0)| per head, τ = {size['steps'] * size['dtau']:g}")
-    M = np.array([r["M"] for r in rows], float)
-    axes[1].loglog(M, [r["median"] for r in rows], "o-", label=f"median: M^{fit.value:.2f}±{fit.error:.2f}")
-    axes[1].loglog(M, rows[0]["median"] * (M / M[0]) ** -0.5, "k:", label="lazy: M^-1/2")
-    axes[1].set_xlabel("heads per slice M")
-    axes[1].set_ylabel("median |θ(τ) − θ(0)| per head")
-    axes[1].legend(fontsize=7)
-    for ax in axes:
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    for i, scaling in enumerate(SCALINGS):
+        mine = [r for r in rows if r["scaling"] == scaling]
+        M = np.array([r["M"] for r in mine], float)
+        fit = fitted[scaling]
+        label = f"{scaling}: M^{fit.value:.2f}±{fit.error:.2f}" if fit else scaling
+        axes[0].errorbar(M, [r["kernel_change"] for r in mine], yerr=[r["kernel_change_err"] for r in mine],
+                         marker="o", ms=3, capsize=2, color=f"C{i}", label=label)
+        axes[1].errorbar(M, [r["median"] for r in mine],
+                         yerr=[[r["median"] - r["q10"] for r in mine], [r["q90"] - r["median"] for r in mine]],
+                         marker="o", ms=3, capsize=2, color=f"C{i}", label=f"{scaling} (median, 10-90 %)")
+        if scaling == "lazy" and len(M):
+            axes[0].plot(M, mine[0]["kernel_change"] * (M / M[0]) ** -0.5, "k:", lw=0.8, label="M^-1/2")
+    top = max(size["widths"])
+    for i, scaling in enumerate(SCALINGS):
+        if (scaling, top) in curves:
+            tau, risk = curves[(scaling, top)]
+            axes[2].semilogy(tau, risk, color=f"C{i}", label=f"{scaling}, M = {top}")
+    for ax, ylabel in zip(axes, ("|K(τ) − K(0)|_F / |K(0)|_F", "|θ(τ) − θ(0)| per head", "risk R of the model")):
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes[:2]:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("heads per slice M")
+    axes[2].set_xlabel("τ")
     common.save_figure(fig, "lazy", options)
-    for r in rows:
-        print(f"M={r['M']:<4} median |dtheta| {r['median']:.4f} (10-90 %: {r['q10']:.4f}-{r['q90']:.4f}), "
-              f"relative {r['relative_median']:.4f}, final R {r['risk']:.3e}")
-    print(f"median displacement ~ M^{fit.value:.3f} +- {fit.error:.3f} (mean-field: 0; lazy: -0.5)")
 
 
 if __name__ == "__main__":

@@ -76,7 +76,8 @@ echo "pip installed mft $version into $venv"
 
 # (5) share/mft: the batch scripts run from any folder, here without Slurm
 # (run-mft.sh starts mft directly), with a site file sourced first.
-for f in env.sh site-env.example.sh make_digits.py experiments/common.py experiments/icl.py \
+for f in env.sh site-env.example.sh make_digits.py make_permutation_pairs.py experiments/common.py experiments/icl.py \
+         experiments/causal.py \
          slurm/train.sbatch slurm/sweep.sbatch slurm/collect.sbatch slurm/run-mft.sh slurm/submit_sweep.sh; do
   [ -e "$prefix/share/mft/$f" ] || fail "the install has no share/mft/$f"
 done

@@ -22,21 +22,27 @@ EXPECTED = {
                      "train_acc", "test_acc", "test_acc_err", "ending"], 5),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "distance", "distance_err", "corrected", "corrected_err",
                     "relative", "loss_bias", "loss_bias_err"], 9),
-    "ntk_rate": (["case", "seed", "N", "all_min", "all_max", "V_min", "V_max", "bound_low", "bound_high",
-                  "first_rate", "first_within", "rate", "rate_err", "within", "drift", "all_min_end",
-                  "final_risk"], 3),
+    "ntk_rate": (["case", "scale", "seed", "N", "all_min", "all_max", "V_min", "V_max", "bound_low", "bound_high",
+                  "risk_start", "first_rate", "rate_min", "rate_max", "within", "drift", "near", "all_min_end",
+                  "final_risk"], 10),
+    "injectivity": (["family", "n", "seed", "V_min", "V_max", "all_min", "all_max", "cgf_margin", "cgf_population"],
+                    16),
+    "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
+                "irreducible"], 10),
     "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err",
                       "objective_sd", "norm2", "stationary", "max_change"], 6),
     "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "held_out", "held_out_err",
                  "ending"], 12),
-    "variants": (["attention", "causal", "seeds", "diverged", "all_min", "all_max", "V_min", "V_max", "risk",
-                  "risk_err", "reduction"], 4),
+    "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "all_min", "all_max", "all_trace", "V_min",
+                  "V_max", "dtau", "risk", "risk_err", "reduction"], 4),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_err", "train_risk"], 6),
-    "d_and_m": (["d", "scaling", "M", "seeds", "distance", "distance_err", "relative", "risk"], 4),
-    "lazy": (["M", "seeds", "median", "mean", "q10", "q90", "relative_median", "risk"], 3),
+    "d_and_m": (["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"], 4),
+    "lazy": (["scaling", "M", "alpha", "seeds", "kernel_change", "kernel_change_err", "median", "q10", "q90", "risk"], 6),
+    "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3, "size_data": 4, "weight_decay": 3, "methods": 4}
+CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3, "size_data": 4, "weight_decay": 3, "methods": 4,
+            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 2, "langevin": 3, "d_and_m": 1}
 
 
 def main():

@@ -43,27 +43,6 @@ class PowerLaw(unittest.TestCase):
             fits.power_law([2, 2, 2], [1, 2, 3])
 
 
-class ExponentialRate(unittest.TestCase):
-    def test_exact_decay_gives_the_rate(self):
-        t = np.linspace(0, 5, 11)
-        f = fits.exponential_rate(t, 2.0 * np.exp(-1.3 * t))
-        self.assertAlmostEqual(f.value, 1.3, places=12)
-        self.assertAlmostEqual(f.prefactor, 2.0, places=12)
-
-    def test_noisy_decay_within_its_error(self):
-        rng = np.random.default_rng(5)
-        t = np.linspace(0, 4, 21)
-        f = fits.exponential_rate(t, np.exp(-0.8 * t + 0.05 * rng.standard_normal(t.size)))
-        self.assertLess(abs(f.value - 0.8), 3 * f.error)
-        self.assertGreater(f.error, 0)
-
-    def test_early_window_stops_at_the_drop(self):
-        t = np.arange(10.0)
-        y = np.exp(-t)
-        self.assertEqual(list(fits.early_window(t, y, drop=1e-2)), [0, 1, 2, 3, 4])
-        self.assertEqual(len(fits.early_window(t, np.ones(10))), 10)
-
-
 class WeightedPowerLaw(unittest.TestCase):
     def test_exact_power_law(self):
         x = np.array([4.0, 8, 16, 32, 64])
