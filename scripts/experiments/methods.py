@@ -78,7 +78,7 @@ def main():
                     "train.steps": size["steps"], "output.history_every": size["every"],
                     "output.snapshot_every": size["steps"]}))
     if not options.from_sweep and not options.slurm:
-        print(f"[methods] {len(runs)} runs of {size['steps']} steps; the full mode takes about 50 minutes on 2 cores",
+        print(f"[methods] {len(runs)} runs of {size['steps']} steps; the full mode takes about 90 minutes on 2 cores (two runs at a time)",
               flush=True)
     paths = common.execute("methods", runs, options)
     run = common.mft_io.open_run(str(paths[next(n for n in paths if n.startswith("icl-"))]))
