@@ -126,8 +126,8 @@ def main():
     lines = [
         common.criterion("unmasked R ends at the irreducible risk within 1 %",
                          all(g < 0.01 for g in gaps),
-                         "; ".join(f"seed {r['seed']}: R {r['risk_end']:.6g} against {r['irreducible']:.6g}"
-                                   for r in free)),
+                         "; ".join(f"seed {r['seed']}: R {r['risk_end']:.6g} against {r['irreducible']:.6g} "
+                                   f"(relative gap {g:.1e})" for r, g in zip(free, gaps))),
         common.criterion("masked lambda_min(K_V) > 1e-8",
                          all(r["V_min"] > 1e-8 for r in masked_rows),
                          "masked " + ", ".join(f"{r['V_min']:.3e}" for r in masked_rows) + "; unmasked "
