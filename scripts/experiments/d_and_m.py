@@ -6,11 +6,13 @@ with the scales normalised across d: init.sigma_qk = 0.5 sqrt(8/d) and
 init.sigma_v = sqrt(8/d) for the student and the teacher (drawn with the
 student's law), so the scores <Q x, K x'>, the values V x and a head's norm
 |theta| do not grow with d, nor the targets' spread. At each d, M in {d/d_h,
-32, d^2/16}; each run against a run of 4 M heads whose first M particles it
+32, d^2/16}; each run against a run of 2 M heads whose first M particles it
 shares (the coupled streams of mean_field.py): the coupling distance
-D = (1/(M L)) sum |theta_lm - theta'_lm| after the same tau. With the width
-law of the mean-field limit, D = C(d) M^(-1/2); the growth C(d) ~ d^gamma
-says that M must grow like d^(2 gamma) to keep D fixed.
+D = (1/(M L)) sum |theta_lm - theta'_lm| after the same tau (sharing half
+the reference's particles scales D by the constant sqrt(1/2), which the fit's
+prefactor absorbs). With the width law of the mean-field limit,
+D = C(d) M^(-1/2); the growth C(d) ~ d^gamma says that M must grow like
+d^(2 gamma) to keep D fixed.
 
 Setting: N = 32, n = 16, L = 4, two seeds, 100 Euler steps of dtau = 0.02
 (tau = 2).
@@ -24,7 +26,10 @@ interval from a line through log C against log d.
 
   python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
-About 40 minutes on 2 cores (d = 64 with 4 x 256 heads dominates). Writes
+About 2 hours on 2 cores, two runs at a time: V is d x d, so a head at d = 64
+costs about 16 heads at d = 8, and the d = 64 run with 512 heads takes tens
+of seconds a step (1024 heads: 65 s a step, measured on 2 busy cores);
+--slurm spreads the runs over a cluster. Writes
 d_and_m.csv (d, M, seeds, D and its standard error, D sqrt(M), the initial
 and final R) and exp_d_and_m.png.
 """
@@ -35,7 +40,7 @@ import fits
 from common import Run
 from mean_field import coupling_distance, heads
 
-FULL = dict(dims=[8, 16, 32, 64], widths=lambda d: sorted({d // 4, 32, d * d // 16}), factor=4, seeds=[1, 2],
+FULL = dict(dims=[8, 16, 32, 64], widths=lambda d: sorted({d // 4, 32, d * d // 16}), factor=2, seeds=[1, 2],
             L=4, N=32, steps=100, dtau=0.02)
 QUICK = dict(dims=[4, 8], widths=lambda d: sorted({d // 4, 4, d * d // 16}), factor=2, seeds=[1, 2],
              L=2, N=8, steps=10, dtau=0.02)
