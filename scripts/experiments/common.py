@@ -110,7 +110,14 @@ def _same_value(stored, wanted):
 
 
 def _record(run):
-    return repr([run.command] + [f"{k}={v}" for k, v in sorted(run.args.items())] + list(run.extra))
+    """The options of a run, as the .options file beside its output holds
+    them. A run that reads another run's file (`from`) records that run's
+    options too, so that it is redone when its source was redone otherwise."""
+    items = [run.command] + [f"{k}={v}" for k, v in sorted(run.args.items())] + list(run.extra)
+    if "from" in run.args:
+        source = Path(run.args["from"]).with_suffix(".options")
+        items.append("source: " + (source.read_text() if source.is_file() else "(none)"))
+    return repr(items)
 
 
 def _complete(path, run):

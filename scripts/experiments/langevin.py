@@ -26,7 +26,9 @@ Criteria, stated before the runs:
   2. R* is linear in T: the power of R* against T (a least-squares line
      through every seed's point, interval +- 2 standard errors) contains 1;
   3. equipartition: R* / (T N / (2 M L)) lies in [0.5, 2] at every T (seed
-     mean).
+     mean);
+  4. the baseline is far below: the flow's R at the end is below a tenth of
+     the prediction at the smallest T.
 
   python3 scripts/experiments/langevin.py [--quick] [--update-docs] [--jobs J]
 
@@ -126,6 +128,9 @@ def main():
                          all(0.5 <= r["ratio"] <= 2 for r in hot),
                          ", ".join(f"{r['ratio']:.3f} (T = {r['T']:g})" for r in hot)),
     ]
+    floor = 0.1 * hot[0]["predicted"]
+    lines.append(common.criterion(f"the flow (T = 0) ends below a tenth of the smallest T's prediction",
+                                  flow["risk"] < floor, f"R_flow {flow['risk']:.2e} against {floor:.2e}"))
     common.write_criteria("langevin", options, lines)
 
 
