@@ -149,6 +149,20 @@ def main():
         lines.append(common.criterion(f"{scaling}: the relative kernel change goes like M^{target:g} "
                                       f"(interval contains {target:g})", holds, numbers))
     common.write_criteria("lazy", options, lines)
+    # Where the change leaves a power law: the fit without the narrowest
+    # width, and the local power between the two widest.
+    for scaling in SCALINGS:
+        mine = [r for r in rows if r["scaling"] == scaling]
+        pts = [(r["M"], c) for r in mine[1:] for c in r["points"]]
+        text = []
+        if len({p[0] for p in pts}) > 2:
+            fit = fits.power_law([p[0] for p in pts], [p[1] for p in pts])
+            text.append(f"power over M >= {mine[1]['M']} {fit.value:.3f} +- {fit.error:.3f}")
+        if len(mine) > 1:
+            a_, b_ = mine[-2], mine[-1]
+            local = np.log(b_["kernel_change"] / a_["kernel_change"]) / np.log(b_["M"] / a_["M"])
+            text.append(f"local power between M = {a_['M']} and {b_['M']} {local:.3f}")
+        print(f"measured: {scaling}: " + "; ".join(text))
 
 
 def plot(rows, curves, fitted, size, options):
