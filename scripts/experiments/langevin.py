@@ -130,7 +130,7 @@ def main():
                          ", ".join(f"{r['ratio']:.3f} (T = {r['T']:g})" for r in hot)),
     ]
     floor = 0.1 * hot[0]["predicted"]
-    lines.append(common.criterion(f"the flow (T = 0) ends below a tenth of the smallest T's prediction",
+    lines.append(common.criterion("the flow (T = 0) ends below a tenth of the smallest T's prediction",
                                   flow["risk"] < floor, f"R_flow {flow['risk']:.2e} against {floor:.2e}"))
     common.write_criteria("langevin", options, lines)
     # Euler-Maruyama's stationary spread along a mode of K/N-eigenvalue k is
@@ -154,7 +154,7 @@ def plot(rows, curves, fit, options):
     hot = [r for r in rows if r["T"] > 0]
     T = np.array([r["T"] for r in hot])
     axes[1].errorbar(T, [r["risk"] for r in hot], yerr=[r["risk_err"] for r in hot], marker="o", ms=3, capsize=2,
-                     label=f"R* (mean ± SE over seeds)" + (f": T^{fit.value:.2f}±{fit.error:.2f}" if fit else ""))
+                     label="R* (mean ± SE over seeds)" + (f": T^{fit.value:.2f}±{fit.error:.2f}" if fit else ""))
     axes[1].plot(T, [r["predicted"] for r in hot], "k:", label="T N / (2 M L)")
     axes[1].set_xscale("log")
     axes[1].set_yscale("log")
