@@ -74,8 +74,7 @@ def pair_runs(size, folder):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: causal runs `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "causal")
     size = QUICK if options.quick else FULL
     folder = Path(options.runs) / ("causal" + ("-quick" if options.quick else ""))
     runs, data = pair_runs(size, folder)
@@ -167,9 +166,7 @@ def plot(rows, curves, spectra, translates, size, options):
     axes[2].set_yscale("log")
     axes[2].set_xlabel("tokens per sequence n (Gaussian translates)")
     axes[2].set_ylabel("λ_min(K_V)")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    common.finish_axes(axes)
     common.save_figure(fig, "causal", options)
 
 

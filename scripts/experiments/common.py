@@ -353,6 +353,13 @@ def figure_path(name, options):
     return folder / (f"exp_{name}" + ("-quick" if options.quick else "") + ".png")
 
 
+def local_only(options, name, commands="`mft ntk`"):
+    """Refuses --slurm and --from-sweep for a driver whose runs include
+    commands the sweep array does not run (it runs `mft train` only)."""
+    if options.slurm or options.from_sweep:
+        raise SystemExit(f"error: {name} runs {commands}, which the sweep array does not: run it locally")
+
+
 def pyplot():
     import matplotlib
     matplotlib.use("Agg")
@@ -366,6 +373,13 @@ def save_figure(fig, name, options):
     fig.savefig(path, dpi=80)
     print(f"[{name}] wrote {path}")
     return path
+
+
+def finish_axes(axes, legend_size=7):
+    """A grid and a legend on every panel."""
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=legend_size)
 
 
 def history(path):

@@ -127,8 +127,7 @@ def plot(rows, cases, window, options, name):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: injectivity runs `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "injectivity")
     size = QUICK if options.quick else FULL
     runs = [run for name, base in FAMILIES.items() for run in ntk_runs(name, base, size)]
     paths = common.execute("injectivity", runs, options)

@@ -70,8 +70,7 @@ def stationary_mean(risk):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: langevin runs `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "langevin")
     size = QUICK if options.quick else FULL
     import h5py
 
@@ -160,9 +159,7 @@ def plot(rows, curves, fit, options):
     axes[1].set_yscale("log")
     axes[1].set_xlabel("temperature T")
     axes[1].set_ylabel("stationary risk R*")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    common.finish_axes(axes)
     common.save_figure(fig, "langevin", options)
 
 

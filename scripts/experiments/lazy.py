@@ -66,8 +66,7 @@ def gram(path):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: lazy runs `mft forward` and `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "lazy", "`mft forward` and `mft ntk`")
     size = QUICK if options.quick else FULL
     folder = Path(options.runs) / ("lazy" + ("-quick" if options.quick else ""))
 

@@ -82,8 +82,7 @@ def mean_rates(h):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: ntk_rate runs `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "ntk_rate")
     size = QUICK if options.quick else FULL
     import h5py
     folder = Path(options.runs) / ("ntk_rate" + ("-quick" if options.quick else ""))
@@ -206,9 +205,7 @@ def plot(rows, curves, size, options):
     axes[2].set_yscale("log")
     axes[2].set_xlabel("target scale s")
     axes[2].set_ylabel("o: min rate / 2λ_min(K_V)/N;  x: max rate / 2λ_max(K_all)/N", fontsize=7)
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
+    common.finish_axes(axes, legend_size=6)
     common.save_figure(fig, "ntk_rate", options)
 
 

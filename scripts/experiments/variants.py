@@ -60,8 +60,7 @@ def attention_entropy(path):
 
 def main():
     options = common.parser(__doc__).parse_args()
-    if options.slurm or options.from_sweep:
-        raise SystemExit("error: variants runs `mft ntk`, which the sweep array does not: run it locally")
+    common.local_only(options, "variants")
     size = QUICK if options.quick else FULL
     import h5py
 

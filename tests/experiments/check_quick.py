@@ -36,7 +36,7 @@ EXPECTED = {
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "all_min", "all_max", "all_trace", "V_min",
                   "V_max", "dtau", "risk", "risk_err", "reduction"], 4),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_err", "train_risk"], 6),
-    "d_and_m": (["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"], 4),
+    "d_and_m": (["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"], 6),
     "lazy": (["scaling", "M", "alpha", "seeds", "kernel_change", "kernel_change_err", "median", "q10", "q90", "risk"], 6),
     "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
 }
