@@ -27,7 +27,7 @@ interval from a line through log C against log d.
 
   python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
 
-About 40 minutes on 2 cores, two runs at a time: V is d x d, so a head at
+About 25 minutes on 2 cores (measured), two runs at a time: V is d x d, so a head at
 d = 64 costs about 16 heads at d = 8, and the d = 64 runs (up to 128 heads)
 dominate; --slurm spreads the runs over a cluster. Writes
 d_and_m.csv (d, M, seeds, D and its standard error, D sqrt(M), the initial
