@@ -41,7 +41,9 @@ const char *kUsage =
     "Single-dash options go to PETSc (e.g. -depth_ts_type rk -depth_ts_rk_type 4,\n"
     "-depth_ts_monitor, -log_view); one that nothing reads is refused.\n"
     "`mft COMMAND --help` lists the keys and options COMMAND reads, `mft --keys` every\n"
-    "key's name, `mft --key-reference` every key as Markdown (docs/CONFIG.md),\n"
+    "key's name, `mft --choices KEY` the values KEY accepts when they are a list (the\n"
+    "score maps of model.attention, the optimisers of train.method, ...), `mft\n"
+    "--key-reference` every key as Markdown (docs/CONFIG.md),\n"
     "`mft --petsc-help` PETSc's options of mft's integrators.\n";
 
 int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
@@ -64,6 +66,18 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   if (args[0] == "--key-reference") { // docs/CONFIG.md
     if (rank == 0) std::cout << mft::key_reference_markdown();
+    return 0;
+  }
+  if (args[0] == "--choices") { // the registered names of a key, for scripts and tests
+    const std::string key = args.size() > 1 ? args[1] : "";
+    if (args.size() != 2 || !mft::is_config_key(key))
+      throw mft::InputError(mft::key_error("--choices", args.size() > 2 ? args[2] : key,
+                                           "takes one key (mft --keys lists them): mft --choices model.attention"));
+    const std::vector<std::string> names = mft::key_choices(key);
+    if (names.empty())
+      throw mft::InputError(mft::key_error("--choices", key, "takes any value of its type, not one of a list"));
+    if (rank == 0)
+      for (const std::string &name : names) std::cout << name << "\n";
     return 0;
   }
   if (args[0] == "--keys") { // for tools that check keys (sweep tables)

@@ -15,6 +15,7 @@
 #include "mft/core/petsc_session.hpp"
 #include "mft/core/blas.hpp"
 #include "mft/core/blas_info.hpp"
+#include "mft/model/score_map.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "comm_bench.hpp"
 
@@ -139,7 +140,8 @@ int main(int argc, char **argv) {
       ("L", po::value(&L)->default_value(16), "slices")                        //
       ("k", po::value(&k)->default_value(1), "steps per slice")                //
       ("rk", po::value(&rk)->default_value("4"), "PETSc RK tableau in depth")  //
-      ("attention", po::value(&attention)->default_value("softmax"), "score map: softmax, relu") //
+      ("attention", po::value(&attention)->default_value("softmax"),
+       ("score map: " + mft::comma_list(mft::score_map_names())).c_str()) //
       ("causal", po::value(&causal)->default_value("false"), "causal mask: true, false")         //
       ("repeat", po::value(&repeat)->default_value(5), "timed forward solves") //
       ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)") //
@@ -170,8 +172,8 @@ int main(int argc, char **argv) {
          "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n),
          "--model.attention", attention, "--model.causal", causal,
          "--parallel.sequence_groups", std::to_string(groups),
-         // relu attention grows like |x|^3 in depth: scores small enough to stay finite
-         "--init.sigma_qk", attention == "relu" ? "0.2" : "0.5"});
+         // unbounded weights grow like |x|^3 in depth: scores small enough to stay finite
+         "--init.sigma_qk", mft::make_score_map(attention, false)->bounded() ? "0.5" : "0.2"});
     mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
     // This sequence group's block of the data (all of it on one group).
     const mft::TokenData data = model.block_of(model.data);

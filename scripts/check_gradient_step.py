@@ -1,33 +1,30 @@
 #!/usr/bin/env python3
 """Checks training steps of an mft run from the file alone.
 
-Gradient descent (train.method flow with train.ts_type euler, or sgd on full
-batches): snapshots 0 and 1 must satisfy
+Every step k = 1, 2, 3 with snapshots of steps k - 1 and k
+(output.snapshot_every 1) is checked by its method's update, written again
+here from MODEL.md §10 (one entry of the table STEPS per train.method):
 
-    theta_1 = theta_0 - dtau ((M L) dR/dtheta + lambda theta_0)
+  flow (train.ts_type euler), sgd (full batches): theta_k = theta_{k-1} - dtau G
+  adam:     m_k = beta1 m_{k-1} + (1 - beta1) G, v_k = beta2 v_{k-1} + (1 - beta2) G^2,
+            t_k = t_{k-1} + 1, theta_k = theta_{k-1} - dtau (m_k / (1 - beta1^t)) / (sqrt(v_k / (1 - beta2^t)) + eps)
+  momentum: u_k = mu u_{k-1} + G, theta_k = theta_{k-1} - dtau u_k
 
-(M_f L for the MLP's particles: each particle dataset is scaled by its own
-particle count per slice, M or M_f, times L); the script solves that for
-the gradient g = dR/dtheta at theta_0.
-
-Adam (train.method adam on full batches, MODEL.md §10): every step k = 1, 2,
-3 with snapshots of steps k - 1 and k (output.snapshot_every 1) is checked
-from the particles and the optimiser state /optimizer (t, m, v): t goes up
-by one, G = (m_k - beta1 m_{k-1}) / (1 - beta1) is the step's gradient,
-v_k = beta2 v_{k-1} + (1 - beta2) G^2 and
-theta_k = theta_{k-1} - dtau (m_k / (1 - beta1^t)) / (sqrt(v_k / (1 - beta2^t)) + eps)
-to 1e-12, and g = (G - lambda theta_{k-1}) / (M L) is the gradient at theta_{k-1}.
+with G = (M L) dR/dtheta + lambda theta_{k-1} (M_f L for the MLP's particles:
+each particle dataset is scaled by its own particle count per slice, M or
+M_f, times L). The particles and the optimiser's state /optimizer give G;
+the update's other equations must hold to 1e-12; and
+g = (G - lambda theta_{k-1}) / (M L) is the gradient at theta_{k-1}.
 
 Every gradient g is checked against the forward-mode derivative and central
-finite differences
-(Richardson-extrapolated) of R, both computed by an independent NumPy
-implementation of the model
-(mft.reference in scripts/mft/reference.py, which follows model.attention,
-model.causal, readout.* and loss.kind): the directional derivative <g, u> for random
-directions u (all particles, and each particle dataset alone) and for u = g.
-With a relu score map or relu MLP the finite differences cross kinks in a
-model of any size and are shown only; the forward-mode derivative (1e-10)
-decides.
+finite differences (Richardson-extrapolated) of R, both computed by an
+independent NumPy implementation of the model (mft.reference in
+scripts/mft/reference.py, which follows model.attention through its table of
+score maps, model.causal, readout.* and loss.kind): the directional
+derivative <g, u> for random directions u (all particles, and each particle
+dataset alone) and for u = g. With a kinked score map (relu) or the relu MLP
+the finite differences cross kinks in a model of any size and are shown
+only; the forward-mode derivative (1e-10) decides.
 
 At the particles of snapshot 0 it also recomputes, with the reference:
 R of the training data against /history/risk[0] (relative 1e-10), the
@@ -49,20 +46,6 @@ from mft import io as mft_io
 from mft import reference as ref
 
 
-def step_kind(cfg, N):
-    """('descent' or 'adam', '') for a checkable run, else (None, why not)."""
-    method = str(cfg.get("train.method", "flow"))
-    if method == "flow" and cfg.get("train.ts_type") != "euler":
-        return None, f"train.ts_type is {cfg.get('train.ts_type')!r}, not euler"
-    if method in ("sgd", "adam") and 0 < int(cfg.get("train.batch", 0)) < N:
-        return None, f"train.method {method} with train.batch {int(cfg['train.batch'])} < N = {N} (random minibatches)"
-    if method not in ("flow", "sgd", "adam"):
-        return None, f"train.method is {method!r}"
-    if float(cfg.get("train.temperature", 0.0)) != 0.0:
-        return None, f"train.temperature is {cfg['train.temperature']} (Langevin noise)"
-    return ("adam" if method == "adam" else "descent"), ""
-
-
 def max_relative(a, b):
     """max |a - b| over max |b|, over every dataset of the dicts a and b."""
     num = max(float(np.abs(a[s] - b[s]).max()) for s in b if b[s].size)
@@ -70,28 +53,86 @@ def max_relative(a, b):
     return num / max(den, 1e-300)
 
 
-def adam_step(run, cfg, k, scale):
-    """Checks Adam's update from snapshot step k - 1 to k; returns (g at
-    theta_{k-1}, theta_{k-1}, ok) or None when the file lacks the snapshots."""
-    steps = list(run.snapshot_steps)
-    if k - 1 not in steps or k not in steps:
-        return None
-    a, b = run.snapshot_index(k - 1), run.snapshot_index(k)
-    th_a, th_b = run.particles(a), run.particles(b)
-    sa, sb = run.optimizer_state(a), run.optimizer_state(b)
-    if sa is None or "m" not in sa or "v" not in sa or "t" not in sa:
-        sys.exit(f"error: {run.path}: train.method adam but no /optimizer state (t, m_*, v_*)")
+# The update of each training method, written again from MODEL.md §10: from
+# the particles th_a, th_b of steps k - 1 and k and the optimiser's states
+# sa, sb (/optimizer, None for a method without state), each gives the
+# step's G = (M L) dR/dtheta + lambda theta at th_a, and the relative
+# residuals of the update's equations that G does not solve for (each must
+# be below 1e-12). Every method must move the particles by a rule of this
+# table, or the check refuses the run.
+
+def descent_step(cfg, th_a, th_b, sa, sb):
+    """Euler on the velocity: theta_k = theta_{k-1} - dtau G."""
+    dtau = float(cfg["train.dtau"])
+    return {s: -(th_b[s] - th_a[s]) / dtau for s in th_a}, {}
+
+
+def adam_step(cfg, th_a, th_b, sa, sb):
+    """m = beta1 m + (1 - beta1) G, v = beta2 v + (1 - beta2) G^2, t += 1,
+    theta -= dtau (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)."""
     b1, b2 = float(cfg.get("train.beta1", 0.9)), float(cfg.get("train.beta2", 0.999))
-    eps, dtau, lam = float(cfg.get("train.eps", 1e-8)), float(cfg["train.dtau"]), float(cfg["train.lambda"])
+    eps, dtau = float(cfg.get("train.eps", 1e-8)), float(cfg["train.dtau"])
     t = sb["t"]
     G = {s: (sb["m"][s] - b1 * sa["m"][s]) / (1 - b1) for s in th_a}
     v = {s: b2 * sa["v"][s] + (1 - b2) * G[s] ** 2 for s in th_a}
     theta = {s: th_a[s] - dtau * (sb["m"][s] / (1 - b1 ** t)) / (np.sqrt(sb["v"][s] / (1 - b2 ** t)) + eps)
              for s in th_a}
-    rel_v, rel_theta = max_relative(sb["v"], v), max_relative(th_b, theta)
-    ok = t == sa["t"] + 1 and rel_v < 1e-12 and rel_theta < 1e-12
-    print(f"adam step {k}: t {sa['t']} -> {t}, v relative {rel_v:.1e}, theta relative {rel_theta:.1e}"
-          f"{'' if ok else '  FAIL'}")
+    return G, {"t - 1": 0.0 if t == sa["t"] + 1 else 1.0, "v": max_relative(sb["v"], v),
+               "theta": max_relative(th_b, theta)}
+
+
+def momentum_step(cfg, th_a, th_b, sa, sb):
+    """The heavy ball: u = mu u + G (u = 0 before the first step), theta -= dtau u."""
+    mu, dtau = float(cfg.get("train.momentum", 0.9)), float(cfg["train.dtau"])
+    G = {s: sb["u"][s] - mu * sa["u"][s] for s in th_a}
+    theta = {s: th_a[s] - dtau * sb["u"][s] for s in th_a}
+    return G, {"theta": max_relative(th_b, theta)}
+
+
+# train.method -> (its step, the /optimizer arrays it keeps, whether a counter t).
+STEPS = {
+    "flow": (descent_step, (), False),  # with train.ts_type euler
+    "sgd": (descent_step, (), False),   # with the full batch
+    "adam": (adam_step, ("m", "v"), True),
+    "momentum": (momentum_step, ("u",), False),
+}
+
+
+def refusal(cfg, N):
+    """Why the run's steps cannot be checked, or ''."""
+    method = str(cfg.get("train.method", "flow"))
+    if method not in STEPS:
+        return f"train.method is {method!r}; the check knows {', '.join(STEPS)}"
+    if method == "flow" and cfg.get("train.ts_type") != "euler":
+        return f"train.ts_type is {cfg.get('train.ts_type')!r}, not euler"
+    if 0 < int(cfg.get("train.batch", 0)) < N or ref.flag(cfg.get("data.online", False)):
+        return f"train.method {method} on minibatches (train.batch {int(cfg.get('train.batch', 0))} of N = {N})"
+    if float(cfg.get("train.temperature", 0.0)) != 0.0:
+        return f"train.temperature is {cfg['train.temperature']} (Langevin noise)"
+    return ""
+
+
+def checked_step(run, cfg, k, scale):
+    """Checks the update from snapshot step k - 1 to k; returns (g at
+    theta_{k-1}, theta_{k-1}, ok) or None when the file lacks the snapshots."""
+    steps = list(run.snapshot_steps)
+    if k - 1 not in steps or k not in steps:
+        return None
+    method = str(cfg.get("train.method", "flow"))
+    update, arrays, counter = STEPS[method]
+    a, b = run.snapshot_index(k - 1), run.snapshot_index(k)
+    th_a, th_b = run.particles(a), run.particles(b)
+    sa, sb = (run.optimizer_state(a), run.optimizer_state(b)) if arrays or counter else (None, None)
+    needed = list(arrays) + (["t"] if counter else [])
+    if sa is not None and any(name not in sa for name in needed):
+        sys.exit(f"error: {run.path}: train.method {method} but no /optimizer state ({', '.join(needed)})")
+    if (arrays or counter) and sa is None:
+        sys.exit(f"error: {run.path}: train.method {method} but no /optimizer state ({', '.join(needed)})")
+    G, residuals = update(cfg, th_a, th_b, sa, sb)
+    ok = all(r < 1e-12 for r in residuals.values())
+    shown = ", ".join(f"{name} relative {r:.1e}" for name, r in residuals.items())
+    print(f"{method} step {k}{': ' + shown if shown else ''}{'' if ok else '  FAIL'}")
+    lam = float(cfg["train.lambda"])
     grad = {s: (G[s] - lam * th_a[s]) / scale[s] for s in th_a}
     return grad, th_a, ok
 
@@ -140,12 +181,12 @@ def check_directions(X0, y, cfg, th0, grad, args):
         minus = {s: th0[s] - eps * u[s] for s in th0}
         return (R(plus) - R(minus)) / (2 * eps)
 
-    # The relu score map (and the relu MLP) has a kink at every zero, and in a
-    # model of any size a finite-difference step crosses some of them: there
-    # the forward-mode derivative of the reference decides, and the finite
-    # differences are shown only.
+    # A kinked score map (relu) and the relu MLP have a kink at every zero,
+    # and in a model of any size a finite-difference step crosses some of
+    # them: there the forward-mode derivative of the reference decides, and
+    # the finite differences are shown only.
     mlp = int(cfg.get("model.mlp_particles", 0)) > 0
-    kinked = (str(cfg.get("model.attention", "softmax")) == "relu"
+    kinked = (ref.SCORE_MAPS[ref.attention_options(cfg)[0]].kinked
               or (mlp and str(cfg.get("model.activation", "relu")) == "relu"))
     print(f"{'direction':>12} {'<g, u>':>22} {'forward mode':>22} {'relative':>10} "
           f"{'finite differences':>22} {'relative':>10}{'  (shown only: kinks)' if kinked else ''}")
@@ -170,6 +211,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="an mft train run file with snapshots of steps 0 and 1")
     parser.add_argument("--directions", type=int, default=4, help="random directions (default 4)")
+    parser.add_argument("--steps", type=int, default=3,
+                        help="check the steps k = 1 .. STEPS that have snapshots of k - 1 and k (default 3)")
     parser.add_argument("--tolerance", type=float, default=1e-6,
                         help="relative tolerance against the finite differences (default 1e-6)")
     parser.add_argument("--jvp-tolerance", type=float, default=1e-10,
@@ -179,29 +222,22 @@ def main():
     run = mft_io.open_run(args.run)
     cfg = run.config
     X0, y = run.tokens, run.targets
-    kind, refuse = step_kind(cfg, X0.shape[0])
+    refuse = refusal(cfg, X0.shape[0])
     if refuse:
-        sys.exit(f"error: {args.run}: {refuse}; this check needs gradient-descent or Adam steps on full batches")
+        sys.exit(f"error: {args.run}: {refuse}; this check needs the steps of a known method on full batches")
     th0 = run.particles(run.snapshot_index(0))
-    dtau, lam = float(cfg["train.dtau"]), float(cfg["train.lambda"])
     scale = {s: th0[s].shape[0] * th0[s].shape[1] for s in th0}  # L M, or L M_f
     ok = True
-    if kind == "descent":
-        if 1 not in list(run.snapshot_steps):
-            sys.exit(f"error: {args.run}: no snapshot of step 1 (output.snapshot_every 1)")
-        th1 = run.particles(run.snapshot_index(1))
-        steps = [("step 1", {s: -((th1[s] - th0[s]) / dtau + lam * th0[s]) / scale[s] for s in th0}, th0)]
-    else:
-        steps = []
-        for k in (1, 2, 3):
-            checked = adam_step(run, cfg, k, scale)
-            if checked is None:
-                break
-            grad, theta, good = checked
-            ok &= good
-            steps.append((f"step {k}", grad, theta))
-        if not steps:
-            sys.exit(f"error: {args.run}: no snapshots of steps 0 and 1 (output.snapshot_every 1)")
+    steps = []
+    for k in range(1, args.steps + 1):
+        checked = checked_step(run, cfg, k, scale)
+        if checked is None:
+            break
+        grad, theta, good = checked
+        ok &= good
+        steps.append((f"step {k}", grad, theta))
+    if not steps:
+        sys.exit(f"error: {args.run}: no snapshots of steps 0 and 1 (output.snapshot_every 1)")
 
     R0, acc0 = ref.evaluate(X0, y, th0, cfg)
     hist = run.history

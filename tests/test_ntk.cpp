@@ -7,6 +7,7 @@
 #include "mft/core/linalg.hpp"
 #include "mft/runs/build_model.hpp"
 #include "mft/analysis/ntk.hpp"
+#include "mft/model/score_map.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -90,11 +91,17 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
 
 INSTANTIATE_TEST_SUITE_P(Parts, NtkFiniteDifferences,
                          testing::Combine(testing::Values("V", "QK", "all"), testing::Values(Args{})));
-INSTANTIATE_TEST_SUITE_P(Variants, NtkFiniteDifferences,
-                         testing::Values(std::tuple{"all", Args{"--readout.dim", "2", "--model.causal", "true"}},
-                                         std::tuple{"V", Args{"--readout.dim", "2", "--model.attention", "relu"}},
-                                         std::tuple{"QK", Args{"--readout.dim", "2", "--model.attention", "relu",
-                                                               "--model.causal", "true"}}));
+// The mask and a vector readout; every registered score map's V and QK parts.
+std::vector<std::tuple<std::string, Args>> ntk_variants() {
+  std::vector<std::tuple<std::string, Args>> out = {{"all", {"--readout.dim", "2", "--model.causal", "true"}}};
+  for (const std::string &name : mft::score_map_names()) {
+    out.push_back({"V", {"--readout.dim", "2", "--model.attention", name}});
+    out.push_back({"QK", {"--readout.dim", "2", "--model.attention", name, "--model.causal", "true"}});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, NtkFiniteDifferences, testing::ValuesIn(ntk_variants()));
 
 TEST(Ntk, HasAMeanFieldLimit) {
   // K_V = (M L) J J^T is an average over the M L particles of a per-particle

@@ -1,33 +1,66 @@
 #pragma once
 // Helpers shared by the tests: small problems and an independent reference
 // of the attention field written plainly from MODEL.md §3.
-#include "mft/tasks/data.hpp"
+#include "mft/core/lanes.hpp"
 #include "mft/model/particles.hpp"
+#include "mft/model/score_map.hpp"
+#include "mft/tasks/data.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace mft::test {
 
 // The score map and mask of MODEL.md §10 as the reference sees them.
 struct Variant {
-  bool relu = false;   // model.attention = relu (else softmax)
-  bool causal = false; // model.causal
+  std::string attention = "softmax"; // model.attention: any registered score map
+  bool causal = false;               // model.causal
 };
 
-// Q x, K x (n x d_h each), the scores S_ab = <Q x_a, K x_b> and the weights
-// P (n x n) of one head on one sequence (tokens X, n x d): softmax_b(S_ab)
-// or max(S_ab, 0)/|A_a| over the tokens b that a sees, 0 elsewhere. Plain
-// loops, std::exp.
+// One query token's weights P_a. (seen) from its scores, and the scores'
+// cotangents from T_ab = <g_a, x_b>, by the score map's own per-token formula
+// applied to one row alone (lane 0 of a vector's rows, the others zero): the
+// reference shares the map's formula, not the kernel's tiling, blocking or
+// products. The formula itself is checked on its own (the map's cotangent
+// against finite differences of its weights, test_attention.cpp) and
+// against the NumPy reference (scripts/check_gradient_step.py).
+class ScoreRow {
+public:
+  explicit ScoreRow(const std::string &attention) : map_(make_score_map(attention, false)) {}
+  // s (seen values) becomes P in place.
+  void weights(double *s, long long seen) const {
+    std::vector<double> S(static_cast<size_t>(seen * lanes), 0.0), work(2 * lanes);
+    for (long long b = 0; b < seen; ++b) S[b * lanes] = s[b];
+    map_->weights(S.data(), seen, lanes, work.data());
+    for (long long b = 0; b < seen; ++b) s[b] = S[b * lanes];
+  }
+  // t (seen values T_ab) becomes ds_ab in place, for the weights p of weights().
+  void cotangent(const double *p, double *t, long long seen) const {
+    std::vector<double> P(static_cast<size_t>(seen * lanes), 0.0), T(P), work(2 * lanes);
+    for (long long b = 0; b < seen; ++b) P[b * lanes] = p[b], T[b * lanes] = t[b];
+    map_->cotangent(P.data(), T.data(), seen, lanes, work.data());
+    for (long long b = 0; b < seen; ++b) t[b] = T[b * lanes];
+  }
+  bool bounded() const { return map_->bounded(); }
+
+private:
+  std::unique_ptr<ScoreMap> map_;
+};
+
+// Q x, K x (n x d_h each) and the weights P (n x n), from the scores
+// S_ab = <Q x_a, K x_b>, of one head on one sequence (tokens X, n x d): the score map's
+// weights over the tokens b that a sees, 0 elsewhere. Plain loops.
 inline void reference_attention(const double *Q, const double *K, long long d_h, long long d,
                                 const double *X, long long n, std::vector<double> &qx,
                                 std::vector<double> &kx, std::vector<double> &P,
-                                Variant variant = {}, std::vector<double> *scores = nullptr) {
+                                const Variant &variant = {}) {
+  const ScoreRow map(variant.attention);
   qx.assign(n * d_h, 0.0);
   kx.assign(n * d_h, 0.0);
   P.assign(n * n, 0.0);
-  if (scores) scores->assign(n * n, 0.0);
   for (long long a = 0; a < n; ++a)
     for (long long h = 0; h < d_h; ++h)
       for (long long j = 0; j < d; ++j) {
@@ -36,29 +69,22 @@ inline void reference_attention(const double *Q, const double *K, long long d_h,
       }
   for (long long a = 0; a < n; ++a) {
     const long long seen = variant.causal ? a + 1 : n;
-    double mx = -INFINITY, z = 0;
     for (long long b = 0; b < seen; ++b) {
       double s = 0;
       for (long long h = 0; h < d_h; ++h) s += qx[a * d_h + h] * kx[b * d_h + h];
-      if (scores) (*scores)[a * n + b] = s;
       P[a * n + b] = s;
-      mx = std::max(mx, s);
     }
-    if (variant.relu) {
-      for (long long b = 0; b < seen; ++b) P[a * n + b] = std::max(P[a * n + b], 0.0) / static_cast<double>(seen);
-      continue;
-    }
-    for (long long b = 0; b < seen; ++b) z += (P[a * n + b] = std::exp(P[a * n + b] - mx));
-    for (long long b = 0; b < seen; ++b) P[a * n + b] /= z;
+    map.weights(P.data() + a * n, seen);
   }
 }
 
-// phi_theta[mu](x_a) = V sum_b softmax_b(<Q x_a, K x_b>) x_b for one head on
-// one sequence (tokens X, n x d), accumulated into out (n x d) times `scale`.
-// Plain loops, Q x and K x apart, std::exp: nothing shared with the kernel.
+// phi_theta[mu](x_a) = V sum_b P_ab x_b, P the weights of the scores
+// <Q x_a, K x_b>, for one head on one sequence (tokens X, n x d), accumulated
+// into out (n x d) times `scale`. Plain loops, Q x and K x apart: nothing of
+// the kernel's but the score map's per-token formula.
 inline void reference_head(const double *Q, const double *K, const double *V, long long d_h,
                            long long d, const double *X, long long n, double scale, double *out,
-                           Variant variant = {}) {
+                           const Variant &variant = {}) {
   std::vector<double> qx, kx, P, y(d);
   reference_attention(Q, K, d_h, d, X, n, qx, kx, P, variant);
   for (long long a = 0; a < n; ++a) {
@@ -90,14 +116,15 @@ namespace mft::test {
 // The transposed products of reference_head for the cotangent c (n x d) of
 // its output (already times the head's weight `scale`), written plainly from
 // MODEL.md §5 and §10: dQ, dK (d_h x d), dV (d x d) and dX (n x d) are
-// accumulated. The score cotangent: softmax ds_ab = P_ab (<g_a, x_b> -
-// <g_a, ybar_a>); relu ds_ab = 1[S_ab > 0] <g_a, x_b> / |A_a|; 0 off the mask.
+// accumulated. The score cotangent ds_ab comes from T_ab = <g_a, x_b> by the
+// score map's own formula (ScoreRow); 0 off the mask.
 inline void reference_head_vjp(const double *Q, const double *K, const double *V, long long d_h,
                                long long d, const double *X, long long n, double scale,
                                const double *c, double *dQ, double *dK, double *dV, double *dX,
-                               Variant variant = {}) {
-  std::vector<double> qx, kx, P, S, ybar(n * d), g(n * d);
-  reference_attention(Q, K, d_h, d, X, n, qx, kx, P, variant, &S);
+                               const Variant &variant = {}) {
+  std::vector<double> qx, kx, P, ybar(n * d), g(n * d), ds(n);
+  reference_attention(Q, K, d_h, d, X, n, qx, kx, P, variant);
+  const ScoreRow map(variant.attention);
   for (long long a = 0; a < n; ++a) {
     for (long long j = 0; j < d; ++j) {
       double y = 0;
@@ -114,24 +141,24 @@ inline void reference_head_vjp(const double *Q, const double *K, const double *V
       for (long long j = 0; j < d; ++j) dV[k * d + j] += scale * c[a * d + k] * ybar[a * d + j];
   }
   for (long long a = 0; a < n; ++a) {
-    double gy = 0;
-    for (long long j = 0; j < d; ++j) gy += g[a * d + j] * ybar[a * d + j];
     const long long seen = variant.causal ? a + 1 : n;
     for (long long b = 0; b < seen; ++b) {
       double gx = 0;
       for (long long j = 0; j < d; ++j) gx += g[a * d + j] * X[b * d + j];
+      ds[b] = gx;
+    }
+    map.cotangent(P.data() + a * n, ds.data(), seen);
+    for (long long b = 0; b < seen; ++b) {
       const double p = P[a * n + b];
-      const double ds = variant.relu ? (S[a * n + b] > 0 ? gx / static_cast<double>(seen) : 0.0)
-                                     : p * (gx - gy);
       // ybar_a = sum_b P_ab x_b: x_b gets P_ab g_a.
       for (long long j = 0; j < d; ++j) dX[b * d + j] += p * g[a * d + j];
       // s_ab = <Q x_a, K x_b>
       for (long long h = 0; h < d_h; ++h)
         for (long long j = 0; j < d; ++j) {
-          dQ[h * d + j] += ds * kx[b * d_h + h] * X[a * d + j];
-          dK[h * d + j] += ds * qx[a * d_h + h] * X[b * d + j];
-          dX[a * d + j] += ds * Q[h * d + j] * kx[b * d_h + h];
-          dX[b * d + j] += ds * K[h * d + j] * qx[a * d_h + h];
+          dQ[h * d + j] += ds[b] * kx[b * d_h + h] * X[a * d + j];
+          dK[h * d + j] += ds[b] * qx[a * d_h + h] * X[b * d + j];
+          dX[a * d + j] += ds[b] * Q[h * d + j] * kx[b * d_h + h];
+          dX[b * d + j] += ds[b] * K[h * d + j] * qx[a * d_h + h];
         }
     }
   }

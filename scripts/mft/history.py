@@ -27,6 +27,7 @@ import os
 import numpy as np
 
 from . import io as mft_io
+from .reference import flag
 
 
 CLEAN = 0.05  # the rms of log residuals below which a fit's line is drawn
@@ -68,7 +69,7 @@ def method_label(cfg):
     method = str(cfg.get("train.method", "flow"))
     label = method
     batch = int(cfg.get("train.batch", 0))
-    if method in ("sgd", "adam") and 0 < batch < int(cfg.get("data.sequences", 0)):
+    if 0 < batch < int(cfg.get("data.sequences", 0)) or (batch > 0 and flag(cfg.get("data.online", False))):
         label += f" b={batch}"
     temperature = float(cfg.get("train.temperature", 0.0))
     if temperature > 0:

@@ -1,6 +1,6 @@
 """An independent NumPy implementation of mft's model (MODEL.md §3-4, §10):
-the attention (and MLP) field of a depth slice with the softmax or relu score
-map and an optional causal mask, the explicit Runge-Kutta scheme in depth with
+the attention (and MLP) field of a depth slice with any score map of
+SCORE_MAPS and an optional causal mask, the explicit Runge-Kutta scheme in depth with
 fixed steps 1/(L k), the scalar or vector readouts, the squared or
 cross-entropy risk and the accuracy.
 
@@ -12,6 +12,7 @@ It shares no code with the C++ solver; scripts use it to check numbers in a
 run file from the file alone.
 """
 import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -54,40 +55,81 @@ def flag(value):
     return bool(value)
 
 
+def _visible(n, causal):
+    """(seen, count): seen[a, b] whether token a attends to token b (every
+    token, or b <= a with the causal mask), count[a] = |A_a| as a column."""
+    if causal:
+        return np.tril(np.ones((n, n), dtype=bool)), np.arange(1, n + 1, dtype=float)[:, None]
+    return np.ones((n, n), dtype=bool), np.full((n, 1), float(n))
+
+
+def _softmax(s, seen, count):
+    s = np.where(seen, s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def _sigmoid(s, seen, count):
+    z = s - np.log(count)
+    return np.where(seen, 0.5 * (1.0 + np.tanh(0.5 * z)), 0.0)
+
+
+class ScoreMap(NamedTuple):
+    """A score map of MODEL.md §10. weights(s, seen, count) gives P[..., a, b]
+    from the scores s; derivative(s, ds, p, seen, count) gives dP along the
+    scores' derivative ds at weights p; both are zero outside A_a. kinked:
+    whether P has kinks in s (finite differences may cross them)."""
+    weights: Callable
+    derivative: Callable
+    kinked: bool = False
+
+
+# One entry per score map of mft (its own formula, written again here).
+SCORE_MAPS = {
+    # exp(s_ab) / sum_{c in A_a} exp(s_ac)
+    "softmax": ScoreMap(_softmax,
+                        lambda s, ds, p, seen, count: p * (ds - np.sum(p * ds, axis=-1, keepdims=True))),
+    # max(s_ab, 0) / |A_a|; the derivative of max(a, 0) taken as 1[a > 0], as the adjoint takes it
+    "relu": ScoreMap(lambda s, seen, count: np.where(seen, np.maximum(s, 0.0), 0.0) / count,
+                     lambda s, ds, p, seen, count: np.where(seen & (s > 0), ds, 0.0) / count, kinked=True),
+    # s_ab / |A_a|
+    "linear": ScoreMap(lambda s, seen, count: np.where(seen, s, 0.0) / count,
+                       lambda s, ds, p, seen, count: np.where(seen, ds, 0.0) / count),
+    # sigma(s_ab - log |A_a|), sigma(z) = 1 / (1 + exp(-z)), each weight on its own
+    "sigmoid": ScoreMap(_sigmoid, lambda s, ds, p, seen, count: np.where(seen, p * (1.0 - p) * ds, 0.0)),
+}
+
+
 def attention_options(config):
-    """(score map, causal) of a configuration: ('softmax' | 'relu', bool)."""
+    """(score map, causal) of a configuration: a name of SCORE_MAPS and a bool."""
     kind = str(config.get("model.attention", "softmax"))
-    if kind not in ("softmax", "relu"):
-        raise ValueError(f"unknown model.attention {kind!r}")
+    if kind not in SCORE_MAPS:
+        raise ValueError(f"unknown model.attention {kind!r}: the reference knows {', '.join(SCORE_MAPS)}")
     return kind, flag(config.get("model.causal", False))
 
 
 def score_weights(s, attention="softmax", causal=False):
-    """P[..., a, b] from the scores s[..., a, b] = <Q x_a, K x_b> (MODEL.md §10).
+    """P[..., a, b] from the scores s[..., a, b] = <Q x_a, K x_b> (MODEL.md §10)
+    by the score map `attention` of SCORE_MAPS, over the set A_a of tokens that
+    token a attends to: every token, or with the causal mask the tokens b <= a.
+    P is zero outside A_a."""
+    if attention not in SCORE_MAPS:
+        raise ValueError(f"unknown score map {attention!r}")
+    seen, count = _visible(s.shape[-1], causal)
+    return SCORE_MAPS[attention].weights(s, seen, count)
 
-    The set A_a of tokens that token a attends to is every token, or with the
-    causal mask the tokens b <= a. softmax: exp(s_ab) / sum_{c in A_a} exp(s_ac);
-    relu: max(s_ab, 0) / |A_a|. P is zero outside A_a."""
-    n = s.shape[-1]
-    if causal:
-        seen = np.tril(np.ones((n, n), dtype=bool))
-        count = np.arange(1, n + 1, dtype=float)[:, None]
-    else:
-        seen = np.ones((n, n), dtype=bool)
-        count = np.full((n, 1), float(n))
-    if attention == "softmax":
-        s = np.where(seen, s, -np.inf)
-        s = s - s.max(axis=-1, keepdims=True)
-        p = np.exp(s)
-        return p / p.sum(axis=-1, keepdims=True)
-    if attention == "relu":
-        return np.where(seen, np.maximum(s, 0.0), 0.0) / count
-    raise ValueError(f"unknown score map {attention!r}")
+
+def score_weights_jvp(s, ds, attention="softmax", causal=False):
+    """(P, dP): the weights and their derivative along ds."""
+    seen, count = _visible(s.shape[-1], causal)
+    entry = SCORE_MAPS[attention]
+    p = entry.weights(s, seen, count)
+    return p, entry.derivative(s, ds, p, seen, count)
 
 
 def attention_field(X, Q, K, V, attention="softmax", causal=False):
     """(1/M) sum_m V_m sum_{b in A_a} P_m[a, b] x_b for X (N, n, d), with the
-    score map `attention` ('softmax' or 'relu') and the causal mask or none."""
+    score map `attention` (a name of SCORE_MAPS) and the causal mask or none."""
     qx = np.einsum("mhd,ind->imnh", Q, X)
     kx = np.einsum("mhd,ind->imnh", K, X)
     s = np.einsum("imah,imbh->imab", qx, kx)
@@ -235,8 +277,8 @@ def evaluate(X0, targets, particles, config):
 
 
 # --- forward-mode derivative: the directional derivative of R ---------------
-# Exact for the relu score map and relu MLP as well (the derivative of
-# max(a, 0) taken as 1[a > 0], as the adjoint takes it), where finite
+# Exact for kinked score maps (relu) and the relu MLP as well (the derivative
+# of max(a, 0) taken as 1[a > 0], as the adjoint takes it), where finite
 # differences of a large model cross kinks for any step.
 
 def activation_slope(name, z):
@@ -257,11 +299,7 @@ def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention, causal):
     dkx = np.einsum("mhd,ind->imnh", dK, X) + np.einsum("mhd,ind->imnh", K, dX)
     s = np.einsum("imah,imbh->imab", qx, kx)
     ds = np.einsum("imah,imbh->imab", dqx, kx) + np.einsum("imah,imbh->imab", qx, dkx)
-    p = score_weights(s, attention, causal)
-    if attention == "softmax":  # p is zero off the mask, so is dp
-        dp = p * (ds - np.sum(p * ds, axis=-1, keepdims=True))
-    else:
-        dp = np.where(p > 0, score_weights(np.ones_like(s), "relu", causal) * ds, 0.0)
+    p, dp = score_weights_jvp(s, ds, attention, causal)
     y = np.einsum("imab,ibd->imad", p, X)
     dy = np.einsum("imab,ibd->imad", dp, X) + np.einsum("imab,ibd->imad", p, dX)
     M = Q.shape[0]

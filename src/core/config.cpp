@@ -23,6 +23,14 @@ const Key *find_key(const std::string &name) {
   return nullptr;
 }
 
+// Whether optimiser `method` has `trait` (an unknown method has none; its key
+// check names it).
+bool has_trait(const std::string &method, OptimizerTrait trait) {
+  for (const RegistryEntry &e : optimizer_entries())
+    if (e.name == method) return (e.traits & trait) != 0;
+  return false;
+}
+
 } // namespace
 
 // The INI file's values, each checked on its own (an unknown key, a second
@@ -117,9 +125,10 @@ void validate_sizes(const Config &c) {
     throw InputError(key_error("model.d", std::to_string(d),
                                "data.task = icl-linear needs d >= readout.dim + 1 (inputs and labels)"));
   const TrainConfig &t = c.train;
-  if (t.method == "flow" && t.batch > 0 && t.batch != c.data.sequences)
+  if (!has_trait(t.method, kMinibatches) && t.batch > 0 && t.batch != c.data.sequences)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
-                               "minibatches need train.method sgd or adam (flow uses all N sequences)"));
+                               "minibatches need a train.method that takes them (" + optimizers_with(kMinibatches) +
+                                   "); " + t.method + " uses all N sequences"));
   if (t.batch > c.data.sequences && !c.data.online)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
                                "more than the N = " + std::to_string(c.data.sequences) + " training sequences"));
@@ -162,19 +171,21 @@ void validate(const Config &c, bool sizes_known) {
     throw InputError(key_error("data.online", "true",
                                "needs a task whose sequences are drawn from streams (icl-linear, gaussian), "
                                "not data.task = " + c.data.task));
-  if (c.data.online && (t.method == "flow" || t.batch == 0))
+  if (c.data.online && (!has_trait(t.method, kMinibatches) || t.batch == 0))
     throw InputError(key_error("data.online", "true",
-                               "needs train.method sgd or adam and train.batch > 0 (the fresh sequences of a step)"));
+                               "needs a train.method that takes minibatches (" + optimizers_with(kMinibatches) +
+                                   ") and train.batch > 0 (the fresh sequences of a step)"));
   if (c.ntk.every > 0 && c.ntk.every % c.output.history_every != 0)
     throw InputError(key_error("ntk.every", std::to_string(c.ntk.every),
                                "must be a multiple of output.history_every = " +
                                    std::to_string(c.output.history_every) + " (the kernel goes into history rows)"));
-  if (t.method != "flow" && t.ts_type != "euler")
+  if (!has_trait(t.method, kTrainingTs) && t.ts_type != "euler")
     throw InputError(key_error("train.ts_type", t.ts_type,
                                "train.method = " + t.method + " takes its own steps (leave train.ts_type euler)"));
-  if (t.temperature > 0 && t.method == "adam")
+  if (t.temperature > 0 && !has_trait(t.method, kLangevin))
     throw InputError(key_error("train.temperature", to_string(ConfigValue(t.temperature)),
-                               "Langevin noise goes with train.method flow or sgd, not adam"));
+                               "Langevin noise goes with train.method " + optimizers_with(kLangevin) + ", not " +
+                                   t.method));
   if (t.temperature > 0 && t.ts_type != "euler")
     throw InputError(key_error("train.temperature", to_string(ConfigValue(t.temperature)),
                                "Langevin dynamics is Euler-Maruyama: needs train.ts_type euler, not " + t.ts_type));
@@ -185,10 +196,8 @@ void validate(const Config &c, bool sizes_known) {
 
 
 bool restart_may_change(const std::string &key) {
-  return key == "train.steps" || key == "train.print_every" || key == "train.max_walltime" ||
-         key == "output.snapshot_every" || key == "output.file" || key == "output.overwrite" || key == "output.log" ||
-         key == "run.max_memory" || key.rfind("cgf.", 0) == 0 || key == "ntk.part" ||
-         key == "parallel.sequence_groups";
+  const Key *k = find_key(key);
+  return k && k->may_change_on_restart;
 }
 
 std::vector<std::string> keys_a_restart_may_change() {
@@ -228,11 +237,13 @@ Config config_from_text(const std::map<std::string, std::string> &text, const st
 bool is_config_key(const std::string &name) { return find_key(name) != nullptr; }
 
 bool key_added_to_format(const std::string &key) {
-  return key == "model.attention" || key == "model.causal" || key == "readout.dim" ||
-         key == "loss.kind" || key == "data.test_sequences" || key == "train.method" ||
-         key == "train.batch" || key == "train.temperature" || key == "train.beta1" ||
-         key == "train.beta2" || key == "train.eps" || key == "parallel.sequence_groups" ||
-         key == "data.test_seed" || key == "data.online" || key == "output.history_every" || key == "output.log";
+  const Key *k = find_key(key);
+  return k && k->since_first_files;
+}
+
+std::vector<std::string> key_choices(const std::string &key) {
+  const Key *k = find_key(key);
+  return k ? k->choices : std::vector<std::string>{};
 }
 
 std::string default_text(const std::string &key) {

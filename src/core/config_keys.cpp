@@ -4,12 +4,15 @@
 
 #include "mft/core/error.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+
+#undef MFT_KEY // registry.hpp's: here the key lines become keys
 
 namespace mft::detail {
 
@@ -74,17 +77,26 @@ std::vector<double> parse_reals(const std::string &key, const std::string &text)
   }
 }
 
-// A parser that accepts one of `choices`.
-std::function<std::string(const std::string &, const std::string &)>
-one_of(std::vector<std::string> choices) {
-  return [choices](const std::string &key, const std::string &text) {
-    std::string list;
-    for (const std::string &c : choices) {
-      if (text == c) return text;
-      list += (list.empty() ? "" : ", ") + c;
-    }
-    throw InputError(key_error(key, text, "must be one of " + list));
-  };
+// The values a key accepts when they are a fixed set (its parser and its
+// entry in --choices).
+struct Choices {
+  std::vector<std::string> names;
+};
+
+Choices one_of(std::vector<std::string> names) { return {std::move(names)}; }
+
+// The names of a registry's entries.
+Choices entry_of(const std::vector<RegistryEntry> &entries) {
+  Choices out;
+  for (const RegistryEntry &e : entries) out.names.push_back(e.name);
+  return out;
+}
+
+// "what: a (help a); b (help b)".
+std::string entries_help(const std::string &what, const std::vector<RegistryEntry> &entries) {
+  std::string out = what + ": ";
+  for (size_t i = 0; i < entries.size(); ++i) out += (i ? "; " : "") + entries[i].name + " (" + entries[i].help + ")";
+  return out;
 }
 
 bool parse_bool(const std::string &key, const std::string &text) {
@@ -152,8 +164,8 @@ using Parser = std::function<T(const std::string &key, const std::string &text)>
 // A key bound to its member (deal.II's add_parameter): the name, parser and
 // help are written once; the default is the member's initial value.
 template <class Section, class T>
-Key bind(const char *name, Section Config::*section, T Section::*member, Parser<T> parse,
-         const char *help, std::function<ConfigValue(const Config &)> get = {}) {
+Key add_key(const std::string &name, Section Config::*section, T Section::*member, Parser<T> parse,
+         const std::string &help, std::function<ConfigValue(const Config &)> get = {}) {
   Key k;
   k.name = name;
   k.default_text = to_string(stored(Config{}.*section.*member));
@@ -163,138 +175,160 @@ Key bind(const char *name, Section Config::*section, T Section::*member, Parser<
   return k;
 }
 
+// A key whose values are one of `choices`.
+template <class Section>
+Key add_key(const std::string &name, Section Config::*section, std::string Section::*member, const Choices &choices,
+            const std::string &help) {
+  const std::vector<std::string> names = choices.names;
+  Key k = add_key<Section, std::string>(
+      name, section, member,
+      [names](const std::string &key, const std::string &text) {
+        if (std::find(names.begin(), names.end(), text) == names.end())
+          throw InputError(key_error(key, text, "must be one of " + comma_list(names)));
+        return text;
+      },
+      help);
+  k.choices = names;
+  return k;
+}
+
 } // namespace
 
 const std::vector<Key> &key_table() {
   using C = Config;
   static const std::vector<Key> table = {
-      bind("model.d", &C::model, &ModelConfig::d, {positive}, "token dimension d (task file: taken from the file)"),
-      bind("model.head_dim", &C::model, &ModelConfig::head_dim, {positive},
+      add_key("model.d", &C::model, &ModelConfig::d, {positive}, "token dimension d (task file: taken from the file)"),
+      add_key("model.head_dim", &C::model, &ModelConfig::head_dim, {positive},
            "head dimension d_h (Q, K are d_h x d)"),
-      bind("model.heads", &C::model, &ModelConfig::heads, {positive}, "head particles per depth slice, M"),
-      bind("model.slices", &C::model, &ModelConfig::slices, {positive}, "depth slices L of s in [0,1]"),
-      bind("model.mlp_width", &C::model, &ModelConfig::mlp_width, {non_negative}, "MLP neuron width d_f"),
-      bind("model.mlp_particles", &C::model, &ModelConfig::mlp_particles, {non_negative},
+      add_key("model.heads", &C::model, &ModelConfig::heads, {positive}, "head particles per depth slice, M"),
+      add_key("model.slices", &C::model, &ModelConfig::slices, {positive}, "depth slices L of s in [0,1]"),
+      add_key("model.mlp_width", &C::model, &ModelConfig::mlp_width, {non_negative}, "MLP neuron width d_f"),
+      add_key("model.mlp_particles", &C::model, &ModelConfig::mlp_particles, {non_negative},
            "MLP neuron particles per slice M_f (0: attention only)"),
-      bind("model.activation", &C::model, &ModelConfig::activation,
+      add_key("model.activation", &C::model, &ModelConfig::activation,
            one_of({"relu", "gelu", "huber-relu"}), "MLP activation: relu, gelu, huber-relu"),
-      bind("model.attention", &C::model, &ModelConfig::attention, one_of({"softmax", "relu"}),
-           "score map of attention: softmax, or relu (max(a, 0) / number of tokens seen)"),
-      bind("model.causal", &C::model, &ModelConfig::causal, {parse_bool},
-           "true: token i attends to tokens 1..i only (causal mask); false: to all"),
-      bind("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of({"euler", "rk", "ssp"}),
+      add_key("model.attention", &C::model, &ModelConfig::attention, entry_of(score_map_entries()),
+           entries_help("score map of attention, P from the scores a", score_map_entries())).added_to_format(),
+      add_key("model.causal", &C::model, &ModelConfig::causal, {parse_bool},
+           "true: token i attends to tokens 1..i only (causal mask); false: to all").added_to_format(),
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/score_maps_keys.inc"
+#undef MFT_KEY
+      add_key("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS type in depth: euler, rk, ssp (-depth_ts_type overrides)"),
-      bind("depth.rk_type", &C::depth, &DepthConfig::rk_type, {non_empty},
+      add_key("depth.rk_type", &C::depth, &DepthConfig::rk_type, {non_empty},
            "PETSc RK tableau for ts_type rk: 1fe, 2a, 3, 3bs, 4, 5f, 5dp, ..."),
-      bind("depth.steps_per_slice", &C::depth, &DepthConfig::steps_per_slice, {positive},
+      add_key("depth.steps_per_slice", &C::depth, &DepthConfig::steps_per_slice, {positive},
            "integrator steps k per slice (step 1/(L k))"),
-      bind("readout.kind", &C::readout, &ReadoutConfig::kind, one_of({"query", "mean"}),
+      add_key("readout.kind", &C::readout, &ReadoutConfig::kind, one_of({"query", "mean"}),
            "query: coordinates c.. of the last token; mean: W times the mean token"),
-      bind("readout.dim", &C::readout, &ReadoutConfig::dim, {positive}, "output dimension d_out"),
-      bind("readout.coord", &C::readout, &ReadoutConfig::coord, {parse_integer},
+      add_key("readout.dim", &C::readout, &ReadoutConfig::dim, {positive}, "output dimension d_out").added_to_format(),
+      add_key("readout.coord", &C::readout, &ReadoutConfig::coord, {parse_integer},
            "first readout coordinate c, 0-based; negative: the block of d_out coordinates ends "
            "that far from the end (-1: the last d_out coordinates; stored resolved)",
            [](const Config &c) { return ConfigValue(c.readout_coord()); }),
-      bind("readout.weights", &C::readout, &ReadoutConfig::weights, {real_list},
+      add_key("readout.weights", &C::readout, &ReadoutConfig::weights, {real_list},
            "W for the mean readout, d_out x d row-major, comma-separated; empty: rows e_c.. "
            "(stored resolved)",
            [](const Config &c) { return ConfigValue(c.readout_weights()); }),
-      bind("loss.kind", &C::loss, &LossConfig::kind, one_of({"squared", "cross-entropy"}),
-           "squared: |yhat - y|^2 / 2; cross-entropy: logsumexp(yhat) - <y, yhat>"),
-      bind("init.seed", &C::init, &InitConfig::seed, {parse_seed},
+      add_key("loss.kind", &C::loss, &LossConfig::kind, one_of({"squared", "cross-entropy"}),
+           "squared: |yhat - y|^2 / 2; cross-entropy: logsumexp(yhat) - <y, yhat>").added_to_format(),
+      add_key("init.seed", &C::init, &InitConfig::seed, {parse_seed},
            "seed of the particle streams (seed, species, l, m)"),
-      bind("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {non_negative_real},
+      add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {non_negative_real},
            "std of the entries of Q and K at initialisation"),
-      bind("init.sigma_v", &C::init, &InitConfig::sigma_v, {non_negative_real},
+      add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {non_negative_real},
            "std of the entries of V at initialisation (0 allowed)"),
-      bind("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {non_negative_real},
+      add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {non_negative_real},
            "std of the entries of the MLP's W1 at initialisation"),
-      bind("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {non_negative_real},
+      add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {non_negative_real},
            "std of the entries of the MLP's W2 at initialisation"),
-      bind("data.task", &C::data, &DataConfig::task,
+      add_key("data.task", &C::data, &DataConfig::task,
            one_of({"icl-linear", "gaussian", "teacher", "families", "file"}),
            "data: icl-linear, gaussian, teacher, families, file"),
-      bind("data.sequences", &C::data, &DataConfig::sequences, {positive},
+      add_key("data.sequences", &C::data, &DataConfig::sequences, {positive},
            "sequences N (task file: taken from the file)"),
-      bind("data.tokens", &C::data, &DataConfig::tokens, {positive},
+      add_key("data.tokens", &C::data, &DataConfig::tokens, {positive},
            "tokens per sequence n (task file: taken from the file)"),
-      bind("data.test_sequences", &C::data, &DataConfig::test_sequences, {non_negative},
+      add_key("data.test_sequences", &C::data, &DataConfig::test_sequences, {non_negative},
            "held-out sequences, drawn like the training ones from streams of their own (data.test_seed) "
-           "and never trained on (task file: the file's /data/test_tokens, when present)"),
-      bind("data.seed", &C::data, &DataConfig::seed, {parse_seed}, "seed of the data streams"),
-      bind("data.test_seed", &C::data, &DataConfig::test_seed, {parse_seed},
-           "seed of the held-out sequences' own streams: the same held-out set whatever data.sequences"),
-      bind("data.online", &C::data, &DataConfig::online, {parse_bool},
+           "and never trained on (task file: the file's /data/test_tokens, when present)").added_to_format(),
+      add_key("data.seed", &C::data, &DataConfig::seed, {parse_seed}, "seed of the data streams"),
+      add_key("data.test_seed", &C::data, &DataConfig::test_seed, {parse_seed},
+           "seed of the held-out sequences' own streams: the same held-out set whatever data.sequences").added_to_format(),
+      add_key("data.online", &C::data, &DataConfig::online, {parse_bool},
            "true: every step trains on train.batch fresh sequences drawn from streams keyed by "
-           "(data.seed, step) (icl-linear, gaussian); the N data.sequences only measure R"),
-      bind("data.file", &C::data, &DataConfig::file, {any_text},
+           "(data.seed, step) (icl-linear, gaussian); the N data.sequences only measure R").added_to_format(),
+      add_key("data.file", &C::data, &DataConfig::file, {any_text},
            "HDF5 file with /data/tokens (N,n,d), /data/targets (N,d_out) [, /data/test_tokens, "
            "/data/test_targets]"),
-      bind("data.teacher_heads", &C::data, &DataConfig::teacher_heads, {non_negative},
+      add_key("data.teacher_heads", &C::data, &DataConfig::teacher_heads, {non_negative},
            "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); "
            "0: model.heads"),
-      bind("train.ts_type", &C::train, &TrainConfig::ts_type, one_of({"euler", "rk", "ssp"}),
+      add_key("train.ts_type", &C::train, &TrainConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS in training time tau: euler, rk, ssp (-train_ts_type overrides)"),
-      bind("train.dtau", &C::train, &TrainConfig::dtau, {positive_real},
+      add_key("train.dtau", &C::train, &TrainConfig::dtau, {positive_real},
            "step in training time tau (euler: the gradient-descent step)"),
-      bind("train.steps", &C::train, &TrainConfig::steps, {non_negative}, "training steps"),
-      bind("train.lambda", &C::train, &TrainConfig::lambda, {non_negative_real}, "weight decay lambda >= 0"),
-      bind("train.print_every", &C::train, &TrainConfig::print_every, {positive},
-           "a progress line every this many steps"),
-      bind("train.max_walltime", &C::train, &TrainConfig::max_walltime, {non_negative_real},
+      add_key("train.steps", &C::train, &TrainConfig::steps, {non_negative}, "training steps").restartable(),
+      add_key("train.lambda", &C::train, &TrainConfig::lambda, {non_negative_real}, "weight decay lambda >= 0"),
+      add_key("train.print_every", &C::train, &TrainConfig::print_every, {positive},
+           "a progress line every this many steps").restartable(),
+      add_key("train.max_walltime", &C::train, &TrainConfig::max_walltime, {non_negative_real},
            "seconds: stop cleanly (snapshot, exit 75) before this start of the run has taken this much "
-           "wall time (a restart counts afresh); 0: no limit"),
-      bind("train.method", &C::train, &TrainConfig::method, one_of({"flow", "sgd", "adam"}),
-           "optimiser: flow (the gradient flow, train.ts_type), sgd (Euler on minibatches), adam"),
-      bind("train.batch", &C::train, &TrainConfig::batch, {non_negative},
-           "sgd, adam: minibatch size b, drawn without replacement per pass (0: all N sequences); "
-           "with data.online, the fresh sequences of each step"),
-      bind("train.temperature", &C::train, &TrainConfig::temperature, {non_negative_real},
-           "Langevin temperature T (flow with euler, sgd): noise sqrt(2 T dtau) N(0, 1) per step"),
-      bind("train.beta1", &C::train, &TrainConfig::beta1, {unit_interval},
-           "adam: decay of the first moment, in [0, 1)"),
-      bind("train.beta2", &C::train, &TrainConfig::beta2, {unit_interval},
-           "adam: decay of the second moment, in [0, 1)"),
-      bind("train.eps", &C::train, &TrainConfig::eps, {positive_real}, "adam: epsilon of the denominator"),
-      bind("families.kind", &C::families, &FamiliesConfig::kind,
+           "wall time (a restart counts afresh); 0: no limit").restartable(),
+      add_key("train.method", &C::train, &TrainConfig::method, entry_of(optimizer_entries()),
+           entries_help("optimiser", optimizer_entries())).added_to_format(),
+      add_key("train.batch", &C::train, &TrainConfig::batch, {non_negative},
+           "minibatch size b of the optimisers that take minibatches (" + optimizers_with(kMinibatches) +
+               "), drawn without replacement per pass (0: all N sequences); with data.online, the fresh "
+               "sequences of each step").added_to_format(),
+      add_key("train.temperature", &C::train, &TrainConfig::temperature, {non_negative_real},
+           "Langevin temperature T (" + optimizers_with(kLangevin) +
+               ", Euler steps): noise sqrt(2 T dtau) N(0, 1) per step").added_to_format(),
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("train." #key, &C::train, &TrainConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/optimizers_keys.inc"
+#undef MFT_KEY
+      add_key("families.kind", &C::families, &FamiliesConfig::kind,
            one_of({"discrete", "cube", "laplace", "mixture", "gaussian-cov"}),
            "data.task families: discrete, cube, laplace, mixture, gaussian-cov"),
-      bind("families.values", &C::families, &FamiliesConfig::values, {any_text},
+      add_key("families.values", &C::families, &FamiliesConfig::values, {any_text},
            "the varying parameter per sequence (cube r, laplace variance, mixture/gaussian-cov "
            "shift): a,b,c or lo:hi"),
-      bind("families.variances", &C::families, &FamiliesConfig::variances, {any_text},
+      add_key("families.variances", &C::families, &FamiliesConfig::variances, {any_text},
            "gaussian-cov: variance v_i per sequence (a,b,c or lo:hi); empty: 1"),
-      bind("families.sigma", &C::families, &FamiliesConfig::sigma, {non_negative_real},
+      add_key("families.sigma", &C::families, &FamiliesConfig::sigma, {non_negative_real},
            "mixture: component standard deviation s"),
-      bind("families.base", &C::families, &FamiliesConfig::base, one_of({"normal", "uniform"}),
+      add_key("families.base", &C::families, &FamiliesConfig::base, one_of({"normal", "uniform"}),
            "discrete: samples of N(0, I) (normal) or U([-1,1]^d) (uniform)"),
-      bind("families.quadratic", &C::families, &FamiliesConfig::quadratic, {parse_real},
+      add_key("families.quadratic", &C::families, &FamiliesConfig::quadratic, {parse_real},
            "target <u, mean x> + q mean |x|^2 / d: the coefficient q"),
-      bind("cgf.points", &C::cgf, &CgfConfig::points, {positive},
-           "mft ntk --cgf: sample points z of the log-sum-exp test"),
-      bind("cgf.radius", &C::cgf, &CgfConfig::radius, {positive_real},
-           "mft ntk --cgf: the points are uniform in the ball of this radius"),
-      bind("ntk.part", &C::ntk, &NtkConfig::part, one_of({"V", "QK", "mlp", "all"}),
-           "mft ntk: parameter group of the Jacobian: V, QK, mlp, all"),
-      bind("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
+      add_key("cgf.points", &C::cgf, &CgfConfig::points, {positive},
+           "mft ntk --cgf: sample points z of the log-sum-exp test").restartable(),
+      add_key("cgf.radius", &C::cgf, &CgfConfig::radius, {positive_real},
+           "mft ntk --cgf: the points are uniform in the ball of this radius").restartable(),
+      add_key("ntk.part", &C::ntk, &NtkConfig::part, one_of({"V", "QK", "mlp", "all"}),
+           "mft ntk: parameter group of the Jacobian: V, QK, mlp, all").restartable(),
+      add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
            "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
-      bind("output.file", &C::output, &OutputConfig::file, {non_empty}, "HDF5 output file"),
-      bind("output.snapshot_every", &C::output, &OutputConfig::snapshot_every, {positive},
-           "a particle snapshot every this many steps (and the last)"),
-      bind("output.history_every", &C::output, &OutputConfig::history_every, {positive},
+      add_key("output.file", &C::output, &OutputConfig::file, {non_empty}, "HDF5 output file").restartable(),
+      add_key("output.snapshot_every", &C::output, &OutputConfig::snapshot_every, {positive},
+           "a particle snapshot every this many steps (and the last)").restartable(),
+      add_key("output.history_every", &C::output, &OutputConfig::history_every, {positive},
            "a /history row (R on all N sequences, held-out measures) every this many steps, and "
-           "at the first, the last and a stop step"),
-      bind("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
-           "true: replace an existing output.file; false: refuse it"),
-      bind("output.log", &C::output, &OutputConfig::log, {any_text},
+           "at the first, the last and a stop step").added_to_format(),
+      add_key("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
+           "true: replace an existing output.file; false: refuse it").restartable(),
+      add_key("output.log", &C::output, &OutputConfig::log, {any_text},
            "mft train: progress as JSON lines in this file, appended (start, a row per progress "
-           "line, end); empty: none"),
-      bind("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},
+           "line, end); empty: none").restartable().added_to_format(),
+      add_key("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},
            "sequence groups P_s of the process grid (ranks = P_h x P_s): each group holds N / P_s "
-           "sequences, its P_h ranks split the heads; must divide the rank count"),
-      bind("run.max_memory", &C::run, &RunConfig::max_memory, {parse_bytes},
+           "sequences, its P_h ranks split the heads; must divide the rank count").restartable().added_to_format(),
+      add_key("run.max_memory", &C::run, &RunConfig::max_memory, {parse_bytes},
            "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks, "
-           "or a Slurm job's --mem / --mem-per-cpu when tighter"),
+           "or a Slurm job's --mem / --mem-per-cpu when tighter").restartable(),
   };
   return table;
 }

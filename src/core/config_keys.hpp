@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mft::detail {
@@ -19,6 +20,22 @@ struct Key {
   std::string help;
   std::function<void(Config &, const std::string &)> set;
   std::function<ConfigValue(const Config &)> get;
+  std::vector<std::string> choices; // the values it accepts, when they are a fixed set
+  // A restart may give it another value: it says how long and how a run
+  // reports, not what it computes.
+  bool may_change_on_restart = false;
+  // Added to the mft/1 format after its first files: a file without it was
+  // computed with its default.
+  bool since_first_files = false;
+
+  Key restartable() && {
+    may_change_on_restart = true;
+    return std::move(*this);
+  }
+  Key added_to_format() && {
+    since_first_files = true;
+    return std::move(*this);
+  }
 };
 
 const std::vector<Key> &key_table();

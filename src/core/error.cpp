@@ -53,6 +53,12 @@ std::string key_error(const std::string &key, const std::string &value, const st
   return printable(key) + " = " + (value.empty() ? std::string("''") : printable(value)) + ": " + why;
 }
 
+std::string comma_list(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::string printable(const std::string &text) {
   std::string out;
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };

@@ -64,7 +64,7 @@ PetscErrorCode DepthPostStep(TS ts) {
   if (!finite) {
     char text[320];
     std::snprintf(text, sizeof text, "a token became non-finite in depth slice %d (s = %.6g)%s",
-                  static_cast<int>(ctx->slice), static_cast<double>(s), ctx->field->blow_up_hint());
+                  static_cast<int>(ctx->slice), static_cast<double>(s), ctx->field->blow_up_hint().c_str());
     ctx->error = std::make_exception_ptr(DivergedError(text));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
   }

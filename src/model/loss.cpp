@@ -66,12 +66,12 @@ const std::vector<std::pair<std::string, Factory>> &registry() {
 } // namespace
 
 std::unique_ptr<Loss> make_loss(const std::string &name) {
-  std::string list;
+  std::vector<std::string> names;
   for (const auto &[known, make] : registry()) {
     if (known == name) return make();
-    list += (list.empty() ? "" : ", ") + known;
+    names.push_back(known);
   }
-  throw InputError(key_error("loss.kind", name, "must be one of " + list));
+  throw InputError(key_error("loss.kind", name, "must be one of " + comma_list(names)));
 }
 
 double accuracy(const std::vector<double> &yhat, const std::vector<double> &y, long long N,

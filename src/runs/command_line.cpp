@@ -4,6 +4,7 @@
 #include "mft/runs/command_line.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/train/optimizer.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -215,7 +216,7 @@ std::string command_help(const std::string &command) {
   if (command == "ntk") s << "   or: " << run << " --from FILE [--snapshot S] [--cgf]\n";
   s << "\n";
   if (command == "train")
-    s << "Trains the particles in training time tau (train.method: the gradient flow, sgd, adam;\n"
+    s << "Trains the particles in training time tau (train.method: " << comma_list(optimizer_names()) << ";\n"
          "train.temperature > 0: Langevin) and writes output.file: /history every\n"
          "output.history_every steps, particle snapshots every output.snapshot_every.\n";
   if (command == "forward")

@@ -1,6 +1,7 @@
 #include "mft/runs/memory.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/train/optimizer.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -140,9 +141,11 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)) + online,
                        "train.batch", std::to_string(b)});
   }
-  // Adam's moments m and v.
-  if (trains && c.train.method == "adam")
-    e.parts.push_back({"optimizer state", 2 * particles, "train.method", c.train.method});
+  // The optimiser's state arrays (each the size of the particles).
+  const size_t state_arrays = trains ? optimizer_state_layout(c.train.method).arrays.size() : 0;
+  if (state_arrays > 0)
+    e.parts.push_back({"optimizer state", static_cast<long double>(state_arrays) * particles, "train.method",
+                       c.train.method});
   // The particles, the kernel's B = Q^T K, V and V^T per head, and the
   // training vectors (theta, gradient, velocity, the training TS's work).
   const long double kernel_copies = L * heads * 3 * d * d * sizeof(double);

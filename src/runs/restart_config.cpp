@@ -20,11 +20,7 @@ std::string file_value(const RunPoint &point, const std::string &key, const std:
 
 std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
 
-std::string may_change_list() {
-  std::string out;
-  for (const std::string &key : keys_a_restart_may_change()) out += (out.empty() ? "" : ", ") + key;
-  return out;
-}
+std::string may_change_list() { return comma_list(keys_a_restart_may_change()); }
 
 } // namespace
 

@@ -1,42 +1,32 @@
+// The registry of optimisers: the entries of src/train/optimizers/, listed by
+// the build (cmake/registries.cmake).
 #include "mft/train/optimizer.hpp"
 
 #include "mft/core/error.hpp"
-#include "mft/train/adam.hpp"
-#include "mft/train/flow.hpp"
 
-#include <functional>
+#include <utility>
 
 namespace mft {
+
+#undef MFT_OPTIMIZER
+#define MFT_OPTIMIZER(name, traits, help) OptimizerEntry name##_optimizer();
+#include "mft/registry/optimizers.inc"
+#undef MFT_OPTIMIZER
+
 namespace {
 
-using Factory = std::function<std::unique_ptr<Optimizer>(Config &, StepGradient &)>;
-
-std::unique_ptr<Optimizer> make_flow(Config &config, StepGradient &gradient) {
-  auto flow = std::make_unique<GradientFlow>(gradient, config);
-  config.train.ts_type = flow->ts_type(); // as resolved by the options database
-  return flow;
-}
-
-struct Registered {
-  std::string name;
-  Factory make;
-  OptimizerStateLayout state;
-};
-
-// The registry: train.method -> how to build it, and what state it keeps.
-const std::vector<Registered> &registry() {
-  static const std::vector<Registered> table = {
-      {"flow", make_flow, {}},
-      {"sgd", make_flow, {}}, // the flow's Euler step; StepGradient supplies the minibatches
-      {"adam", [](Config &c, StepGradient &g) { return std::make_unique<Adam>(g, c.train); },
-       {true, Adam::kStateArrays}},
+const std::vector<std::pair<std::string, OptimizerEntry>> &registry() {
+  static const std::vector<std::pair<std::string, OptimizerEntry>> table = {
+#define MFT_OPTIMIZER(name, traits, help) {#name, name##_optimizer()},
+#include "mft/registry/optimizers.inc"
+#undef MFT_OPTIMIZER
   };
   return table;
 }
 
-const Registered &find(const std::string &method) {
-  for (const Registered &r : registry())
-    if (r.name == method) return r;
+const OptimizerEntry &find(const std::string &method) {
+  for (const auto &[name, entry] : registry())
+    if (name == method) return entry;
   throw InputError(key_error("train.method", method, "unknown optimiser"));
 }
 
@@ -48,7 +38,7 @@ std::unique_ptr<Optimizer> make_optimizer(Config &config, StepGradient &gradient
 
 std::vector<std::string> optimizer_names() {
   std::vector<std::string> out;
-  for (const Registered &r : registry()) out.push_back(r.name);
+  for (const auto &entry : registry()) out.push_back(entry.first);
   return out;
 }
 

@@ -3,6 +3,8 @@
 // (--config), then `--section.key value` on the command line, in rising
 // precedence. Keys are named `section.key` everywhere: in the INI file, on the
 // command line, and as the attributes of the output file's /config group.
+#include "mft/core/registry.hpp"
+
 #include <boost/program_options/options_description.hpp>
 
 #include <cstdint>
@@ -22,8 +24,14 @@ struct ModelConfig {
   long long mlp_width = 0;     // d_f
   long long mlp_particles = 0; // M_f (0: attention only)
   std::string activation = "relu";
-  std::string attention = "softmax"; // score map: softmax | relu
+  std::string attention = "softmax"; // a registered score map
   bool causal = false;               // token i attends to tokens 1..i only
+#pragma push_macro("MFT_KEY")
+#undef MFT_KEY
+#define MFT_KEY(key, type, value, check, help) type key = value;
+#include "mft/registry/score_maps_keys.inc"
+#undef MFT_KEY
+#pragma pop_macro("MFT_KEY")
 };
 
 struct DepthConfig {
@@ -70,12 +78,18 @@ struct TrainConfig {
   double lambda = 0.0; // weight decay
   long long print_every = 10;
   double max_walltime = 0.0; // seconds; stop cleanly before this (0: no limit)
-  // Optimiser (MODEL.md §10): flow | sgd | adam, the minibatch size b
-  // (0: all N sequences), the Langevin temperature T and Adam's constants.
+  // Optimiser (MODEL.md §10): a registered train.method, the minibatch size
+  // b (0: all N sequences), the Langevin temperature T, and the keys the
+  // optimisers own (their MFT_KEY lines).
   std::string method = "flow";
   long long batch = 0;
   double temperature = 0.0;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+#pragma push_macro("MFT_KEY")
+#undef MFT_KEY
+#define MFT_KEY(key, type, value, check, help) type key = value;
+#include "mft/registry/optimizers_keys.inc"
+#undef MFT_KEY
+#pragma pop_macro("MFT_KEY")
 };
 
 struct FamiliesConfig {
@@ -154,9 +168,7 @@ std::vector<ConfigEntry> config_entries(const Config &config);
 Config config_from_text(const std::map<std::string, std::string> &text, const std::string &source);
 
 // Keys a restarted run may change (how long and how it reports, not what it
-// computes): train.steps, train.print_every, train.max_walltime,
-// output.snapshot_every, output.file, output.overwrite, output.log, run.max_memory,
-// parallel.sequence_groups.
+// computes), as the key table marks them: train.steps, output.file, ...
 bool restart_may_change(const std::string &key);
 // Those keys, in the order of the key table.
 std::vector<std::string> keys_a_restart_may_change();
@@ -187,6 +199,10 @@ boost::program_options::options_description config_key_options();
 bool key_added_to_format(const std::string &key);
 // A key's default as INI text.
 std::string default_text(const std::string &key);
+// The values a key accepts when they are a fixed set (a registry's names:
+// model.attention, train.method, ...); empty for a key that takes any value
+// of its type, and for a name that is not a key.
+std::vector<std::string> key_choices(const std::string &key);
 
 // Cross-key checks (called by parse_config; again after data.task = file
 // resolved N, n and d from the file). Without `sizes_known` the checks that

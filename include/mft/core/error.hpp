@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mft {
 
@@ -52,6 +53,9 @@ void collectively(MPI_Comm comm, const std::function<void()> &f);
 // Formats "key = value: why", the shape of every input error message; key
 // and value pass through printable(), an empty value reads ''.
 std::string key_error(const std::string &key, const std::string &value, const std::string &why);
+
+// "a, b, c": the names a message lists.
+std::string comma_list(const std::vector<std::string> &names);
 
 // `text` with control bytes and bytes that are not UTF-8 written as \xNN, so
 // that user input never reaches a terminal raw.

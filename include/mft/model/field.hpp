@@ -52,7 +52,7 @@ public:
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
   // Why tokens of this field may blow up in finite depth ("" when they cannot).
-  const char *blow_up_hint() const { return attention_.score_map().blow_up_hint(); }
+  std::string blow_up_hint() const { return attention_.score_map().blow_up_hint(); }
   const Particles &particles() const { return particles_; }
 
 private:

@@ -1,19 +1,19 @@
 #pragma once
 // How attention turns scores into weights (MODEL.md §10), for the forward
 // kernel and its VJP alike. With a_ab = <Q x_a, K x_b> and A_a the tokens that
-// token a attends to (all n, or b <= a with the causal mask):
+// token a attends to (all n, or b <= a with the causal mask), a score map
+// gives the weights P_ab and, for the VJP, the scores' cotangents
+//   ds_ab = sum_c (dP_ac / da_ab) T_ac,   T_ac = <g_a, x_c>
+// (g_a the cotangent of token a's mixed values), with P_ab = ds_ab = 0 for b
+// outside A_a. Each map lives in a file of its own
+// under src/model/score_maps/ with its formulas beside its code.
 //
-//   softmax: P_ab = exp(a_ab) / sum_{c in A_a} exp(a_ac),
-//            ds_ab = P_ab (<g_a, x_b> - sum_c P_ac <g_a, x_c>)
-//   relu:    P_ab = max(a_ab, 0) / |A_a|,
-//            ds_ab = 1[a_ab > 0] <g_a, x_b> / |A_a|
-//
-// and P_ab = ds_ab = 0 for b outside A_a. The kernel hands over one query
-// token's scores at a time, for all its heads, stored by column: S (visible x
-// rows), S[b][r] the score of row (head) r for token b < |A_a|, so each step
-// over b is one vector pass across the heads. The tokens outside A_a are
-// never passed: the mask is the kernel's loop bound (visible()). `rows` is a
-// whole number of vector lanes (lanes.hpp; the kernel pads its heads).
+// The kernel hands over one query token's scores at a time, for all its
+// heads, stored by column: S (visible x rows), S[b][r] the score of row (head)
+// r for token b < |A_a|, so each step over b is one vector pass across the
+// heads. The tokens outside A_a are never passed: the mask is the kernel's
+// loop bound (visible()). `rows` is a whole number of vector lanes
+// (lanes.hpp; the kernel pads its heads).
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,8 +34,14 @@ public:
   virtual void cotangent(const double *P, double *T, long long visible, long long rows,
                          double *work) const = 0;
 
+  // Whether the weights stay bounded whatever the scores (softmax's convex
+  // combinations do). Unbounded weights grow with the scores, which grow with
+  // the tokens: the velocity grows like |x|^3 and the flow can blow up in
+  // finite depth.
+  virtual bool bounded() const = 0;
+
   // Why the depth flow may blow up with this map ("" when it cannot).
-  virtual const char *blow_up_hint() const { return ""; }
+  std::string blow_up_hint() const;
 
   // How many tokens (0, 1, ...) query token a of n attends to: |A_a|.
   long long visible(long long a, long long n) const { return causal_ ? a + 1 : n; }
@@ -49,11 +55,17 @@ private:
   bool causal_;
 };
 
-// The score map named by model.attention (softmax, relu), with or without
-// the causal mask. InputError naming the key for an unknown name.
+// The score map named by model.attention, with or without the causal mask.
+// InputError naming the key for an unknown name.
 std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal);
 
-// The names make_score_map knows, for the key's check and --help.
+// The names make_score_map knows, in registry order.
 std::vector<std::string> score_map_names();
 
 } // namespace mft
+
+// An entry's file src/model/score_maps/NAME.cpp holds, at the start of a
+// line, its registration line (read by the build: cmake/registries.cmake)
+//   MFT_SCORE_MAP(NAME, "help for --help: the weights' formula")
+// and defines make_NAME_score_map(bool causal) in namespace mft.
+#define MFT_SCORE_MAP(name, help)

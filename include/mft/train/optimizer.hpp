@@ -2,8 +2,9 @@
 // Optimisers (MODEL.md §10): the training loop (trainer.hpp) asks one to
 // move the particles from step k to k + 1; the gradient comes from
 // StepGradient (full or minibatch risk), the update and its state belong to
-// the optimiser. Registered by name (train.method): flow, sgd (flow.hpp),
-// adam (adam.hpp); a new one is a class and a line in optimizer.cpp.
+// the optimiser. Registered by name (train.method): each optimiser is one
+// file of src/train/optimizers/, found there by the build (see the end of
+// this header).
 #include "mft/core/config.hpp"
 #include "mft/train/step_gradient.hpp"
 
@@ -52,4 +53,19 @@ struct OptimizerStateLayout {
 };
 OptimizerStateLayout optimizer_state_layout(const std::string &method);
 
+// A registered optimiser: how to build it and what state it keeps.
+struct OptimizerEntry {
+  std::unique_ptr<Optimizer> (*make)(Config &config, StepGradient &gradient);
+  OptimizerStateLayout state;
+};
+
 } // namespace mft
+
+// An optimiser's file src/train/optimizers/NAME.cpp holds, at the start of a
+// line, its registration line (read by the build: cmake/registries.cmake)
+//   MFT_OPTIMIZER(NAME, TRAITS, "help for --help")
+// with TRAITS the OptimizerTrait flags of core/registry.hpp (0 for none), a
+// line MFT_KEY(key, type, default, check, "help") for each train.KEY it owns
+// (a member of TrainConfig, checked by one of the key table's parsers), and
+// defines OptimizerEntry NAME_optimizer() in namespace mft.
+#define MFT_OPTIMIZER(name, traits, help)

@@ -1,0 +1,44 @@
+// sigmoid: P_ab = sigma(a_ab + b_a), sigma(z) = 1 / (1 + exp(-z)), with the
+//          bias b_a = -log |A_a|, so that at a = 0 the weights sum to about
+//          one (|A_a| / (|A_a| + 1)) whatever the number of tokens seen,
+//          ds_ab = sigma'(a_ab + b_a) T_ab = P_ab (1 - P_ab) T_ab.
+// Each weight on its own, no sum over the tokens: the weights of a query
+// need not sum to one.
+#include "mft/core/exp_batch.hpp"
+#include "mft/model/score_map.hpp"
+
+#include <cmath>
+
+namespace mft {
+namespace {
+
+class Sigmoid final : public ScoreMap {
+public:
+  explicit Sigmoid(bool causal) : ScoreMap(causal) {}
+  const char *name() const override { return "sigmoid"; }
+  bool bounded() const override { return true; }
+
+  void weights(double *S, long long visible, long long rows, double *) const override {
+    // With e = exp(-|z|) <= 1 (exp_batch.hpp), sigma(z) = 1 / (1 + e) for
+    // z >= 0 and e / (1 + e) below: no overflow for any score.
+    const double bias = -std::log(static_cast<double>(visible));
+    for (long long i = 0; i < visible * rows; i += lanes) {
+      const Lanes z = load(S + i) + bias;
+      const Lanes e = exp_nonpositive(z > 0.0 ? -z : z);
+      const Lanes inverse = 1.0 / (1.0 + e);
+      store(S + i, z >= 0.0 ? inverse : e * inverse);
+    }
+  }
+
+  void cotangent(const double *P, double *T, long long visible, long long rows, double *) const override {
+    for (long long i = 0; i < visible * rows; ++i) T[i] *= P[i] * (1.0 - P[i]);
+  }
+};
+
+} // namespace
+
+MFT_SCORE_MAP(sigmoid, "sigma(a - log m) = 1 / (1 + m exp(-a)), m the number of tokens seen, each weight on its own")
+
+std::unique_ptr<ScoreMap> make_sigmoid_score_map(bool causal) { return std::make_unique<Sigmoid>(causal); }
+
+} // namespace mft

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every registered score map (mft --choices model.attention) and optimiser
+# (mft --choices train.method), whatever their names: training steps on 1
+# and 3 ranks match the independent NumPy model's gradient and the method's
+# update (scripts/check_gradient_step.py: the reference must know the
+# entry's formula, or the check fails naming it), the two rank counts agree
+# to reduction rounding, and a run stopped halfway and continued with
+# --restart is bit-identical to the straight run on both. A new entry is
+# tested here without a line of this file naming it.
+source "$(dirname "$0")/common.sh"
+
+small=(--model.d 4 --model.head_dim 3 --model.heads 5 --model.slices 3 --data.task teacher --data.sequences 8
+       --data.tokens 6 --init.sigma_qk 0.3 --train.dtau 0.05 --train.lambda 0.05 --output.snapshot_every 1)
+
+# entry NAME CHECKED ARGS...: 4 steps of NAME's run on 1 and 3 ranks; the
+# first CHECKED steps against the reference; the ranks' agreement; the restart.
+entry() {
+  local name=$1 checked=$2
+  shift 2
+  for ranks in 1 3; do
+    mft_run "$ranks" train "${small[@]}" "$@" --train.steps 4 --output.file "$name-$ranks.h5"
+    [ "$status" -eq 0 ] || { fail "$name on $ranks ranks: exit $status"; cat err.txt; continue; }
+    if "$PYTHON" "$SCRIPTS/check_gradient_step.py" "$name-$ranks.h5" --steps "$checked" >check.txt 2>&1; then
+      echo "ok: $name on $ranks ranks: $checked steps match the reference"
+    else
+      fail "$name on $ranks ranks: the steps do not match the reference"
+      cat check.txt
+    fi
+    mft_run "$ranks" train "${small[@]}" "$@" --train.steps 2 --output.file "$name-$ranks-part.h5"
+    [ "$status" -eq 0 ] || { fail "$name on $ranks ranks, first half: exit $status"; cat err.txt; continue; }
+    mft_run "$ranks" train --train.steps 4 --restart "$name-$ranks-part.h5"
+    [ "$status" -eq 0 ] || { fail "$name on $ranks ranks, restart: exit $status"; cat err.txt; continue; }
+    same_runs "$name-$ranks.h5" "$name-$ranks-part.h5" || fail "$name on $ranks ranks: the restart is not bit-identical"
+  done
+  "$PYTHON" - "$name-1.h5" "$name-3.h5" <<'PY' || fail "$name: 1 and 3 ranks differ"
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+for g in ("particles", "optimizer"):
+    for k in (a[g] if g in a else []):
+        if k in ("step", "tau", "t"):
+            assert np.array_equal(a[g][k][...], b[g][k][...]), (g, k)
+            continue
+        x, y = a[g][k][...], b[g][k][...]
+        err = np.abs(x - y).max() / max(np.abs(x).max(), 1e-300)
+        assert err < 1e-11, f"/{g}/{k}: 1 and 3 ranks differ by {err:.2e} relative"
+print(f"{sys.argv[1]} and {sys.argv[2]} agree to 1e-11")
+PY
+}
+
+maps=$("$MFT" --choices model.attention) || fail "mft --choices model.attention: exit $?"
+methods=$("$MFT" --choices train.method) || fail "mft --choices train.method: exit $?"
+[ "$(echo "$maps" | wc -w)" -ge 2 ] && [ "$(echo "$methods" | wc -w)" -ge 2 ] ||
+  fail "too few registered entries: score maps '$maps', optimisers '$methods'"
+echo "score maps: $maps; optimisers: $methods"
+
+# Score maps, with the causal mask, by the flow's Euler step.
+for map in $maps; do
+  entry "attention-$map" 1 --model.attention "$map" --model.causal true
+done
+# Optimisers with the MLP's particles beside the heads: three steps (the
+# state's recursion past its first step).
+for method in $methods; do
+  entry "method-$method" 3 --train.method "$method" --model.mlp_particles 3 --model.mlp_width 4 \
+    --model.activation gelu
+done
+finish
