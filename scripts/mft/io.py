@@ -39,7 +39,8 @@ FORMAT = "mft/1"
 # here follow in alphabetical order.
 SPECIES = ("Q", "K", "V", "W1", "W2")
 SPECIES_KINDS = {"Q": "heads", "K": "heads", "V": "heads", "W1": "neurons", "W2": "neurons"}
-# The first columns of `Run.history_frame`, in this order, when present.
+# The first columns of `Run.history_frame` for files whose /history has no
+# `columns` attribute (which gives the order of newer files).
 HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
 
 
@@ -407,15 +408,17 @@ class Run:
 
     def history_frame(self):
         """/history as a pandas.DataFrame, one row per complete history row
-        and one column per dataset (step, tau, risk, objective, grad_norm,
-        wall_time first, then the others the run wrote, alphabetically), or
-        None when the file has no /history; RunFileError as for `history`."""
+        and one column per dataset, in the file's order (/history.columns;
+        for older files step, tau, risk, objective, grad_norm, wall_time
+        first), then any others alphabetically; None when the file has no
+        /history; RunFileError as for `history`."""
         hist = self.history
         if hist is None:
             return None
         import pandas as pd
 
-        first = [k for k in HISTORY_COLUMNS if k in hist]
+        order = _text(self.file["history"].attrs.get("columns", ""))
+        first = [k for k in (order.split(",") if order else HISTORY_COLUMNS) if k in hist]
         columns = first + sorted(k for k in hist if k not in first)
         return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)
 

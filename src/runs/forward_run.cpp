@@ -81,7 +81,7 @@ ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std
   }
 
   if (write) {
-    RunFile file(config.output.file, *model.grid, config, info, data, *model.particles, false, {},
+    RunFile file(config.output.file, *model.grid, config, info, data, *model.particles, nullptr,
                  &model.test_data);
     file.append_snapshot(0, 0.0, *model.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);

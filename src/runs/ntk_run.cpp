@@ -127,7 +127,7 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   }
 
   if (write) {
-    RunFile file(config.output.file, *model.grid, config, info, model.data, *model.particles, false, {},
+    RunFile file(config.output.file, *model.grid, config, info, model.data, *model.particles, nullptr,
                  &model.test_data);
     file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
     file.write_ntk({&K, config.ntk.part, snapshot_step, result.cgf ? &result.empirical : nullptr, &points,

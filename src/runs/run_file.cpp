@@ -18,10 +18,6 @@
 namespace mft {
 namespace {
 
-const char *const kHistory[] = {"step", "tau", "risk", "objective", "grad_norm", "wall_time"};
-// Columns a run has when its configuration asks for them, in this order.
-const char *const kOptionalHistory[] = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
-                                        "ntk_lambda_max", "batch_risk"};
 
 void write_config(hid_t group, const Config &config) {
   for (const ConfigEntry &e : config_entries(config))
@@ -154,10 +150,10 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
 }
 
 RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
-                 const TokenData &data, const Particles &particles, bool history,
-                 const std::vector<std::string> &extra_history, const TokenData *test_data)
+                 const TokenData &data, const Particles &particles, const HistoryShape *history,
+                 const TokenData *test_data)
     : path_(path), key_("output.file"), grid_(grid), comm_(grid.world()), created_(true),
-      publish_at_snapshot_(history) {
+      publish_at_snapshot_(history != nullptr) {
   const MPI_Comm comm = comm_;
   collectively(comm, [&] {
     if (rank_of(comm) == 0) output_ = PendingOutput(path, config.output.overwrite);
@@ -211,10 +207,15 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
       history_group_ = h5::create_group(file_, "history");
       h5::write_attribute(history_group_, "complete", 0LL);
       history_["step"] = h5::create_growing(file_, "/history/step", {}, H5T_STD_I64LE, {}, 1024);
-      columns_.assign(std::begin(kHistory) + 1, std::end(kHistory));
-      columns_.insert(columns_.end(), extra_history.begin(), extra_history.end());
-      for (const std::string &name : columns_)
-        history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+      std::string names = "step";
+      for (const HistoryColumn *c : history_columns_of(*history)) {
+        if (c->name == std::string("step")) continue;
+        columns_.push_back(c->name);
+        names += std::string(",") + c->name;
+        history_[c->name] = h5::create_growing(file_, std::string("/history/") + c->name, {}, H5T_IEEE_F64LE, {},
+                                               1024);
+      }
+      h5::write_attribute(history_group_, "columns", names);
       // Each column's chunk index is made now, before the file is published:
       // made by a later write, a failure inside that write's flush could
       // leave the column pointing at an index never written (measured with
@@ -244,14 +245,12 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
     std::vector<std::string> names = {"step", "tau"};
     for (const auto &b : species_blocks(particles)) names.push_back(b.name);
     for (const std::string &name : names) f->particles_[name] = h5::open_dataset(f->particle_group_, name);
-    for (const char *name : kHistory) {
-      f->history_[name] = h5::open_dataset(f->history_group_, name);
-      if (name != std::string("step")) f->columns_.push_back(name);
-    }
-    for (const char *name : kOptionalHistory) {
-      if (!h5::exists(f->file_, std::string("/history/") + name)) continue;
-      f->history_[name] = h5::open_dataset(f->history_group_, name);
-      f->columns_.push_back(name);
+    // Every column the file has (inspect_run_file checked those every run
+    // has); a row of the restart fills those it has values for.
+    for (const HistoryColumn &c : history_columns()) {
+      if (c.present && !h5::exists(f->file_, std::string("/history/") + c.name)) continue;
+      f->history_[c.name] = h5::open_dataset(f->history_group_, c.name);
+      if (c.name != std::string("step")) f->columns_.push_back(c.name);
     }
   });
   return f;
@@ -361,13 +360,13 @@ void RunFile::publish() {
   });
 }
 
-void RunFile::append_history(long long step, double tau, double risk, double objective,
-                             double grad_norm, double wall_time,
-                             const std::map<std::string, double> &extra) {
-  HistoryRow row{step, {tau, risk, objective, grad_norm, wall_time}};
-  row.values.resize(columns_.size(), std::numeric_limits<double>::quiet_NaN());
-  for (size_t c = 5; c < columns_.size(); ++c)
-    if (const auto it = extra.find(columns_[c]); it != extra.end()) row.values[c] = it->second;
+void RunFile::append_history(const HistoryValues &values) {
+  const auto value = [&](const std::string &name) {
+    const auto it = values.find(name);
+    return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+  };
+  HistoryRow row{static_cast<long long>(value("step")), {}};
+  for (const std::string &name : columns_) row.values.push_back(value(name));
   pending_.push_back(std::move(row));
 }
 

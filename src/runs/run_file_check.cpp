@@ -6,7 +6,6 @@
 #include "mft/tasks/data.hpp"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 
 namespace mft {
@@ -218,12 +217,11 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   }
   const std::string rows_of = "complete rows (/history.complete = " + std::to_string(hrows) + ")";
   check.rows_at_least(hsteps, "/history/step", hrows, rows_of);
-  const std::set<std::string> optional = {"accuracy", "test_risk", "test_accuracy", "ntk_lambda_min",
-                                          "ntk_lambda_max", "batch_risk"};
-  for (const char *name : {"tau", "risk", "objective", "grad_norm", "wall_time", "accuracy", "test_risk",
-                           "test_accuracy", "ntk_lambda_min", "ntk_lambda_max", "batch_risk"}) {
-    const std::string p = std::string("/history/") + name;
-    if (optional.count(name) && !h5::exists(file, p)) continue;
+  // Every column of history_columns.hpp that every run has, and those of
+  // the others the file has.
+  for (const HistoryColumn &column : history_columns()) {
+    const std::string p = std::string("/history/") + column.name;
+    if (p == "/history/step" || (column.present && !h5::exists(file, p))) continue;
     if (counted)
       check.rows_at_least(check.dataset(p, {kAny}, true, H5T_FLOAT), p, hrows, rows_of);
     else

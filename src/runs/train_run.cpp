@@ -23,6 +23,12 @@ namespace {
 
 constexpr int kWalltime = 1000; // stop reason beside the signal numbers
 
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
 std::string format_seconds(double s) {
   char text[32];
   if (s < 120)
@@ -36,7 +42,8 @@ std::string format_seconds(double s) {
 
 void print_header(std::ostream &out, const Config &c, const Model &model,
                   const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
-                  const std::string &output, const std::string &method, bool minibatches, bool columns) {
+                  const std::string &output, const std::string &method,
+                  const std::vector<const HistoryColumn *> *columns) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
@@ -55,21 +62,188 @@ void print_header(std::ostream &out, const Config &c, const Model &model,
     if (output != restart) out << ", continued in " << output << " (a copy)";
     out << "\n";
   }
-  if (!columns) return;
-  out << "     step          tau                R                Q        grad_norm";
-  if (minibatches) out << "          batch R";
-  if (model.loss->classifies()) out << "   accuracy";
-  if (model.test_data.N > 0) out << "           test R";
-  if (model.test_data.N > 0 && model.loss->classifies()) out << "   test acc";
-  out << "    s/step   time left\n" << std::flush;
+  if (columns) out << history_heading(*columns) << "    s/step   time left\n" << std::flush;
+}
+
+// What the training loop reports at each history row, in order: the row's
+// measures (the held-out data's, the kernel's), the /history row, the
+// snapshot, the progress line and its JSON row. Called by the trainer with
+// the step's particle state (null for a snapshot alone).
+class RowReporter {
+public:
+  struct Setup {
+    const Config &config;
+    Model &model;
+    RunFile *file;
+    ProgressLog &progress;
+    std::ostream *out;
+    HistoryShape shape;
+    long long first;           // the step the run starts from
+    bool resumed_first;        // the first row is in the file already, or off its schedule
+    const int &stop_reason;    // set by the stop check before each row
+  };
+
+  explicit RowReporter(const Setup &setup)
+      : s_(setup), columns_(history_columns_of(setup.shape)), last_step_(setup.first) {
+    MPI_Barrier(s_.model.grid->world());
+    last_time_ = step_time_ = MPI_Wtime();
+  }
+  const std::vector<const HistoryColumn *> &columns() const { return columns_; }
+  // The clock of the run's wall time (it continues over restarts).
+  void start_clock(double wall_time_before) { t0_ = MPI_Wtime() - wall_time_before; }
+  // Called at each step's start by the stop check: the seconds the last step took.
+  double step_started() {
+    const double now = MPI_Wtime();
+    step_seconds_ = now - step_time_;
+    step_time_ = now;
+    return step_seconds_;
+  }
+  double row_seconds() const { return row_seconds_; }
+
+  void operator()(long long step, double tau, const ParticleState *state, TrainResult &result) {
+    const double now = MPI_Wtime();
+    const Config &c = s_.config;
+    const bool resumed = s_.resumed_first && step == s_.first;
+    HistoryValues row;
+    if (state) {
+      result.risks.push_back(state->risk);
+      result.last_step = step;
+      row = measures(step, tau, *state, now, resumed);
+    }
+    if (s_.file && state && !resumed) s_.file->append_history(row);
+    // After the row: a snapshot on a row's step always has its row.
+    if (s_.file && (step % c.output.snapshot_every == 0 || step == c.train.steps || s_.stop_reason) &&
+        step != s_.file->last_snapshot_step())
+      s_.file->append_snapshot(step, tau, *s_.model.particles);
+    // The first row at or after each multiple of train.print_every.
+    const bool print_due = step / c.train.print_every > last_step_ / c.train.print_every;
+    if (s_.out && state && (print_due || step == c.train.steps || s_.stop_reason || step == s_.first)) {
+      print(step, row, now);
+      last_time_ = now;
+      last_step_ = step;
+    }
+    if (state) row_seconds_ = std::max(row_seconds_, MPI_Wtime() - step_time_); // the row and its measures
+  }
+
+private:
+  // Every column's value at this row (a resumed row's held-out measures and
+  // kernel are in the file already).
+  HistoryValues measures(long long step, double tau, const ParticleState &state, double now, bool resumed) {
+    Model &model = s_.model;
+    HistoryValues row = {{"step", static_cast<double>(step)}, {"tau", tau}, {"risk", state.risk},
+                         {"objective", state.objective}, {"grad_norm", state.grad_norm}, {"wall_time", now - t0_}};
+    if (s_.shape.classifies) row["accuracy"] = state.accuracy;
+    if (s_.shape.minibatches) row["batch_risk"] = state.batch_risk;
+    if (s_.shape.held_out && !resumed) {
+      const Measure test = measure(model, *model.test_solver, model.test_data);
+      row["test_risk"] = test.risk;
+      if (s_.shape.classifies) row["test_accuracy"] = test.accuracy;
+    }
+    if (s_.shape.ntk && step % s_.config.ntk.every == 0 && !resumed) {
+      // The kernel at these particles; the solves leave the particles as they are.
+      const NtkSpectrum K = ntk_spectrum(model, "V");
+      row["ntk_lambda_min"] = K.lambda_min();
+      row["ntk_lambda_max"] = K.lambda_max();
+      if (s_.out) {
+        char line[160];
+        std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n", step,
+                      K.lambda_min(), K.lambda_max());
+        *s_.out << line;
+      }
+    }
+    return row;
+  }
+
+  void print(long long step, const HistoryValues &row, double now) {
+    const long long steps = s_.config.train.steps;
+    const double per_step = step > last_step_ ? (now - last_time_) / static_cast<double>(step - last_step_) : 0.0;
+    const double left = per_step * static_cast<double>(steps - step);
+    char tail[64];
+    std::snprintf(tail, sizeof tail, " %9.3f %11s\n", per_step,
+                  step > s_.first ? format_seconds(left).c_str() : "-");
+    *s_.out << history_line(columns_, row) << tail << std::flush;
+    std::map<std::string, double> logged = {{"seconds_per_step", per_step},
+                                            {"seconds_left", step > s_.first ? left : std::nan("")}};
+    for (const HistoryColumn *c : columns_)
+      if (const auto it = row.find(c->name); c->logged && it != row.end()) logged.insert(*it);
+    s_.progress.write("row", logged);
+  }
+
+  Setup s_;
+  std::vector<const HistoryColumn *> columns_;
+  double t0_ = 0.0, last_time_ = 0.0, step_time_ = 0.0, step_seconds_ = 0.0, row_seconds_ = 0.0;
+  long long last_step_;
+};
+
+// The run file the training writes: `restart`'s (continued in place, or in
+// a copy at `output`), or a new one at `output` with its first snapshot;
+// none without `write`.
+std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, const RunInfo &info, Model &model,
+                                         Trainer &trainer, const HistoryShape &shape,
+                                         const std::string &restart, const RunPoint &point,
+                                         const std::string &output, bool copy, bool write) {
+  const OptimizerState state = trainer.optimizer().state();
+  std::unique_ptr<RunFile> file;
+  if (!restart.empty()) {
+    WriterLock lock;
+    if (copy)
+      collectively(comm, [&] {
+        if (rank_of(comm) != 0) return;
+        PendingOutput copied(output, config.output.overwrite);
+        try {
+          copied.fill_from(restart);
+          copied.publish();
+        } catch (...) {
+          copied.remove();
+          throw;
+        }
+        lock = std::move(copied.lock());
+      });
+    file = RunFile::reopen(output, *model.grid, *model.particles, copy ? "output.file" : "--restart", std::move(lock));
+    file->keep_optimizer_state(state, *model.particles);
+    file->continue_from(point, config);
+  } else if (write) {
+    file = std::make_unique<RunFile>(output, *model.grid, config, info, model.data, *model.particles, &shape,
+                                     &model.test_data);
+    file->annotate_history("method", trainer.optimizer().describe());
+    file->keep_optimizer_state(state, *model.particles);
+    // The initial particles go to disk before any computation: every file
+    // that exists is readable and restartable.
+    file->append_snapshot(0, 0.0, *model.particles);
+  }
+  return file;
+}
+
+// The closing lines: the risk's change, and how to continue a stopped run.
+void print_end(std::ostream &out, const TrainResult &result, long long first, long long steps, int stop_reason,
+               const std::string &output, bool wrote) {
+  const long long taken = result.last_step - first;
+  char line[320];
+  std::snprintf(line, sizeof line, "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n",
+                result.risk_initial, result.risk_final, result.risk_initial / result.risk_final,
+                format_seconds(result.seconds).c_str(), taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
+  out << line;
+  if (result.stopped) {
+    // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
+    // ranks (it cannot forward SIGINT), so a rank cannot tell the two apart.
+    std::string reason = stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason);
+    if (stop_reason == SIGTERM && std::getenv("OMPI_COMM_WORLD_SIZE"))
+      reason = "SIGTERM (from mpirun, which sends it on SIGINT or SIGTERM)";
+    std::snprintf(line, sizeof line,
+                  "stopped by %s after step %lld of %lld; %s holds it: continue with "
+                  "mft train --restart %s\n",
+                  reason.c_str(), result.last_step, steps, output.c_str(), output.c_str());
+    out << line;
+  }
+  if (wrote) out << "wrote " << output << "\n";
+  out << std::flush;
 }
 
 } // namespace
 
 TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
                       bool write, const CommandOptions &options) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  const int rank = rank_of(comm);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
   const double started = MPI_Wtime(); // train.max_walltime counts from this start of the run
@@ -104,16 +278,18 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
     trainer = std::make_unique<Trainer>(model, config);
     if (!restart.empty()) check_restart_config(config, point, restart, true);
   });
-  const bool minibatches = trainer->gradient().minibatches();
   const OptimizerState optimizer_state = trainer->optimizer().state();
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {
       read_run_snapshot(restart, "--restart", point.row, *model.particles, optimizer_state);
       require_finite_snapshot(*model.particles, optimizer_state, "--restart", restart, point.step);
     });
+  const HistoryShape shape{model.loss->classifies(), trainer->gradient().minibatches(), model.test_data.N > 0,
+                           config.ntk.every > 0};
+  const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
   print_header(header, config, model, restart, point, memory, output, trainer->optimizer().describe(),
-               minibatches, !options.dry_run);
+               options.dry_run ? nullptr : &columns);
   if (end_of_setup(config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
   std::unique_ptr<ProgressLog> progress;
   collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
@@ -122,144 +298,33 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
                             {"L", static_cast<double>(config.model.slices)}, {"ranks", static_cast<double>(info.ranks)}},
                   {{"command", "train"}, {"file", output}, {"restart", restart}, {"created", info.created},
                    {"method", trainer->optimizer().describe()}});
-
-  std::unique_ptr<RunFile> file;
-  if (!restart.empty()) {
-    WriterLock lock;
-    if (copy)
-      collectively(comm, [&] {
-        if (rank != 0) return;
-        PendingOutput copied(output, config.output.overwrite);
-        try {
-          copied.fill_from(restart);
-          copied.publish();
-        } catch (...) {
-          copied.remove();
-          throw;
-        }
-        lock = std::move(copied.lock());
-      });
-    file = RunFile::reopen(output, *model.grid, *model.particles, copy ? "output.file" : "--restart", std::move(lock));
-    file->keep_optimizer_state(optimizer_state, *model.particles);
-    file->continue_from(point, config);
-  } else if (write) {
-    std::vector<std::string> extra;
-    if (model.loss->classifies()) extra.push_back("accuracy");
-    if (model.test_data.N > 0) extra.push_back("test_risk");
-    if (model.test_data.N > 0 && model.loss->classifies()) extra.push_back("test_accuracy");
-    if (config.ntk.every > 0) extra.insert(extra.end(), {"ntk_lambda_min", "ntk_lambda_max"});
-    if (minibatches) extra.push_back("batch_risk");
-    file = std::make_unique<RunFile>(output, *model.grid, config, info, model.data, *model.particles, true, extra,
-                                     &model.test_data);
-    file->annotate_history("method", trainer->optimizer().describe());
-    file->keep_optimizer_state(optimizer_state, *model.particles);
-    // The initial particles go to disk before any computation: every file
-    // that exists is readable and restartable.
-    file->append_snapshot(0, 0.0, *model.particles);
-  }
+  std::unique_ptr<RunFile> file =
+      open_train_file(comm, config, info, model, *trainer, shape, restart, point, output, copy, write);
   const long long steps = config.train.steps, first = point.step;
   if (out) *out << header.str() << std::flush;
 
   TrainResult result;
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime() - point.wall_time; // wall_time continues over restarts
-  double last_time = MPI_Wtime(), step_time = MPI_Wtime(), step_seconds = 0.0, row_seconds = 0.0;
-  long long last_step = first;
   int stop_reason = 0;
-
+  // The restart's first row: in the file already, or not a row of the
+  // history's schedule (a snapshot between rows); never written twice.
+  const bool resumed_first =
+      !restart.empty() && (point.has_history_row || first % config.output.history_every != 0);
+  RowReporter monitor({config, model, file.get(), *progress, out, shape, first, resumed_first, stop_reason});
+  monitor.start_clock(point.wall_time); // wall_time continues over restarts
   trainer->set_stop_check([&](long long) {
     // Every rank's signal flag and wall-time estimate, agreed by all.
-    const double now = MPI_Wtime();
-    step_seconds = now - step_time;
-    step_time = now;
+    const double step_seconds = monitor.step_started();
     int reason = stop_signal();
     // A stop adds a history row (all N and the held-out sequences) to the step.
-    if (config.train.max_walltime > 0 && now - started + 2 * step_seconds + row_seconds > config.train.max_walltime)
+    if (config.train.max_walltime > 0 &&
+        MPI_Wtime() - started + 2 * step_seconds + monitor.row_seconds() > config.train.max_walltime)
       reason = kWalltime;
     MPI_Allreduce(MPI_IN_PLACE, &reason, 1, MPI_INT, MPI_MAX, comm);
     stop_reason = reason;
     return reason != 0;
   });
-  const long long every = config.output.history_every;
-  trainer->set_monitor([&](long long step, double tau, const ParticleState *state) {
-    const double now = MPI_Wtime();
-    // The restart's first row: in the file already, or not a row of the
-    // history's schedule (a snapshot between rows); never written twice.
-    const bool resumed = !restart.empty() && step == first && (point.has_history_row || step % every != 0);
-    if (state) {
-      result.risks.push_back(state->risk);
-      result.last_step = step;
-    }
-    std::map<std::string, double> extra;
-    const bool classifies = model.loss->classifies();
-    Measure test;
-    if (state) {
-      if (classifies) extra["accuracy"] = state->accuracy;
-      if (minibatches) extra["batch_risk"] = state->batch_risk;
-      if (model.test_data.N > 0 && !resumed) {
-        test = measure(model, *model.test_solver, model.test_data);
-        extra["test_risk"] = test.risk;
-        if (classifies) extra["test_accuracy"] = test.accuracy;
-      }
-      if (config.ntk.every > 0 && step % config.ntk.every == 0 && !resumed) {
-        // The kernel at these particles; the solves leave the particles as they are.
-        const NtkSpectrum K = ntk_spectrum(model, "V");
-        extra["ntk_lambda_min"] = K.lambda_min();
-        extra["ntk_lambda_max"] = K.lambda_max();
-        if (out) {
-          char line[160];
-          std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n",
-                        step, K.lambda_min(), K.lambda_max());
-          *out << line;
-        }
-      }
-    }
-    if (file && state && !resumed)
-      file->append_history(step, tau, state->risk, state->objective, state->grad_norm, now - t0, extra);
-    // After the row: a snapshot on a row's step always has its row.
-    if (file && (step % config.output.snapshot_every == 0 || step == steps || stop_reason) &&
-        step != file->last_snapshot_step())
-      file->append_snapshot(step, tau, *model.particles);
-    // The first row at or after each multiple of train.print_every.
-    const bool print_due = step / config.train.print_every > last_step / config.train.print_every;
-    if (out && state && (print_due || step == steps || stop_reason || step == first)) {
-      const double per_step = step > last_step ? (now - last_time) / (step - last_step) : 0.0;
-      char line[256];
-      std::snprintf(line, sizeof line, "%9lld %12.6g %16.9e %16.9e %16.9e", step, tau, state->risk,
-                    state->objective, state->grad_norm);
-      *out << line;
-      if (minibatches) {
-        std::snprintf(line, sizeof line, " %16.9e", state->batch_risk);
-        *out << line;
-      }
-      if (classifies) {
-        std::snprintf(line, sizeof line, " %10.4f", state->accuracy);
-        *out << line;
-      }
-      if (model.test_data.N > 0) {
-        // A resumed row's held-out measures are in the file already.
-        std::snprintf(line, sizeof line, " %16.9e", resumed ? std::nan("") : test.risk);
-        *out << line;
-        if (classifies) {
-          std::snprintf(line, sizeof line, " %10.4f", resumed ? std::nan("") : test.accuracy);
-          *out << line;
-        }
-      }
-      std::snprintf(line, sizeof line, " %9.3f %11s\n", per_step,
-                    step > first ? format_seconds(per_step * (steps - step)).c_str() : "-");
-      *out << line << std::flush;
-      std::map<std::string, double> row = extra;
-      row.erase("ntk_lambda_min"), row.erase("ntk_lambda_max");
-      row.insert({{"step", static_cast<double>(step)}, {"tau", tau}, {"risk", state->risk},
-                  {"objective", state->objective}, {"grad_norm", state->grad_norm}, {"wall_time", now - t0},
-                  {"seconds_per_step", per_step},
-                  {"seconds_left", step > first ? per_step * static_cast<double>(steps - step) : std::nan("")}});
-      progress->write("row", row);
-      last_time = now;
-      last_step = step;
-    }
-    if (state) row_seconds = std::max(row_seconds, MPI_Wtime() - step_time); // the row and its measures
-  });
+  trainer->set_monitor(
+      [&](long long step, double tau, const ParticleState *state) { monitor(step, tau, state, result); });
 
   result.theta_final.resize(static_cast<size_t>(trainer->gradient().local_size()));
   model.particles->pack(result.theta_final.data());
@@ -287,31 +352,7 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
                   {{"status", result.stopped ? "stopped" : "done"},
                    {"reason", !result.stopped ? "" : stop_reason == kWalltime ? "train.max_walltime"
                                                                                : signal_name(stop_reason)}});
-
-  if (out) {
-    const long long taken = result.last_step - first;
-    char line[320];
-    std::snprintf(line, sizeof line, "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n",
-                  result.risk_initial, result.risk_final, result.risk_initial / result.risk_final,
-                  format_seconds(result.seconds).c_str(),
-                  taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
-    *out << line;
-    if (result.stopped) {
-      // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
-      // ranks (it cannot forward SIGINT), so a rank cannot tell the two apart.
-      std::string reason = stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason);
-      if (stop_reason == SIGTERM && std::getenv("OMPI_COMM_WORLD_SIZE"))
-        reason = "SIGTERM (from mpirun, which sends it on SIGINT or SIGTERM)";
-      std::snprintf(line, sizeof line,
-                    "stopped by %s after step %lld of %lld; %s holds it: continue with "
-                    "mft train --restart %s\n",
-                    reason.c_str(),
-                    result.last_step, steps, output.c_str(), output.c_str());
-      *out << line;
-    }
-    if (file) *out << "wrote " << output << "\n";
-    *out << std::flush;
-  }
+  if (out) print_end(*out, result, first, steps, stop_reason, output, file != nullptr);
   return result;
 }
 

@@ -104,6 +104,14 @@ class Package(unittest.TestCase):
         for name, values in hist.items():
             np.testing.assert_array_equal(frame[name].to_numpy(), values)
         self.assertEqual(frame["step"].dtype, np.int64)
+        # A file that records its columns' order is read in that order.
+        run.close()
+        with h5py.File(path, "a") as f:
+            f["history"].attrs["columns"] = "step,tau,accuracy,risk,objective,grad_norm,wall_time"
+        run3 = mft_io.open_run(path)
+        self.addCleanup(run3.close)
+        self.assertEqual(list(run3.history_frame().columns),
+                         ["step", "tau", "accuracy", "risk", "objective", "grad_norm", "wall_time"])
         path2 = str(self.tmp / "nohistory.h5")
         write_run(path2, history=False)
         run2 = mft_io.open_run(path2)

@@ -31,6 +31,7 @@
 #include "mft/io/h5.hpp"
 #include "mft/io/output_claim.hpp"
 #include "mft/model/particles.hpp"
+#include "mft/runs/history_columns.hpp"
 #include "mft/train/optimizer.hpp"
 
 #include <functional>
@@ -121,16 +122,16 @@ public:
   // Creates the new run file `path` under its hidden name (output_claim.hpp;
   // config.output.overwrite decides whether an existing file may be
   // replaced) and writes the root attributes, /config and /data, and creates
-  // the growing /particles datasets (and /history ones, with `history`).
-  // `extra_history`: names of further /history columns (after wall_time).
+  // the growing /particles datasets (and with `history`, a training run's
+  // /history: the columns of its shape, history_columns.hpp).
   // The file takes its name with its first snapshot (`history`: a training
   // run, which then is readable and restartable) or at close().
   // `test_data`: held-out sequences, written as /data/test_tokens and
   // /data/test_targets when there are any. `grid` must outlive the file;
   // its shape goes to the root attributes sequence_groups and head_ranks.
   RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
-          const TokenData &data, const Particles &particles, bool history = false,
-          const std::vector<std::string> &extra_history = {}, const TokenData *test_data = nullptr);
+          const TokenData &data, const Particles &particles, const HistoryShape *history = nullptr,
+          const TokenData *test_data = nullptr);
 
   // Opens the training run file `path`, checked by inspect_run_file, to
   // continue it: takes the writer's lock (or `lock`, already held) and opens
@@ -167,10 +168,9 @@ public:
   // complete, flushes.
   void append_snapshot(long long step, double tau, const Particles &particles);
 
-  // Appends one row to /history; written with the next snapshot or close().
-  // `extra`: values of extra columns by name (a column not given: NaN).
-  void append_history(long long step, double tau, double risk, double objective, double grad_norm,
-                      double wall_time, const std::map<std::string, double> &extra = {});
+  // Appends one row to /history (`values` by column name, step among them;
+  // a column without a value: NaN); written with the next snapshot or close().
+  void append_history(const HistoryValues &values);
 
   // /forward: final tokens X(1) (X1: this group's block of the N sequences
   // of `data`), predictions yhat (all N) and the risk R.
@@ -221,7 +221,7 @@ private:
 
   struct HistoryRow {
     long long step;
-    std::vector<double> values; // tau, risk, objective, grad_norm, wall_time, extras
+    std::vector<double> values; // one per columns_
   };
 
   void publish();
@@ -240,7 +240,7 @@ private:
   std::map<std::string, h5::Handle> history_;   // step and the columns
   std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
   OptimizerState optimizer_state_;
-  std::vector<std::string> columns_;            // tau, risk, objective, grad_norm, wall_time, extras
+  std::vector<std::string> columns_;            // the /history columns after step
   hsize_t snapshots_ = 0, history_rows_ = 0;
   long long reserved_end_ = 0; // rank 0: end of the blocks reserved for the file
   std::vector<HistoryRow> pending_;

@@ -1,0 +1,69 @@
+#include "mft/runs/history_columns.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace mft {
+
+const std::vector<HistoryColumn> &history_columns() {
+  static const std::vector<HistoryColumn> table = {
+      {"step", nullptr, "training step", "step", 9, "%9.0f", true},
+      {"tau", nullptr, "training time tau = step dtau", "tau", 12, "%12.6g", true},
+      {"risk", nullptr, "R of all N training sequences", "R", 16, "%16.9e", true},
+      {"objective", nullptr, "Q = R + (lambda/2) weight decay", "Q", 16, "%16.9e", true},
+      {"grad_norm", nullptr, "norm of the velocity the step uses", "grad_norm", 16, "%16.9e", true},
+      {"batch_risk", [](const HistoryShape &s) { return s.minibatches; }, "R of the step's minibatch", "batch R",
+       16, "%16.9e", true},
+      {"accuracy", [](const HistoryShape &s) { return s.classifies; }, "training accuracy", "accuracy", 10,
+       "%10.4f", true},
+      {"test_risk", [](const HistoryShape &s) { return s.held_out; }, "R of the held-out sequences", "test R", 16,
+       "%16.9e", true},
+      {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; }, "held-out accuracy",
+       "test acc", 10, "%10.4f", true},
+      {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "smallest eigenvalue of K_V (ntk.every)", "",
+       0, "", false},
+      {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "largest eigenvalue of K_V (ntk.every)", "", 0,
+       "", false},
+      {"wall_time", nullptr, "seconds since the run's first start", "", 0, "", true},
+  };
+  return table;
+}
+
+std::vector<const HistoryColumn *> history_columns_of(const HistoryShape &shape) {
+  std::vector<const HistoryColumn *> out;
+  for (const HistoryColumn &c : history_columns())
+    if (!c.present || c.present(shape)) out.push_back(&c);
+  return out;
+}
+
+const HistoryColumn *find_history_column(const std::string &name) {
+  for (const HistoryColumn &c : history_columns())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+std::string history_heading(const std::vector<const HistoryColumn *> &columns) {
+  std::string out;
+  for (const HistoryColumn *c : columns) {
+    if (!*c->format) continue;
+    char cell[64];
+    std::snprintf(cell, sizeof cell, "%s%*s", out.empty() ? "" : " ", c->width, c->heading);
+    out += cell;
+  }
+  return out;
+}
+
+std::string history_line(const std::vector<const HistoryColumn *> &columns, const HistoryValues &row) {
+  std::string out;
+  for (const HistoryColumn *c : columns) {
+    if (!*c->format) continue;
+    const auto it = row.find(c->name);
+    char cell[64];
+    if (!out.empty()) out += " ";
+    std::snprintf(cell, sizeof cell, c->format, it == row.end() ? std::nan("") : it->second);
+    out += cell;
+  }
+  return out;
+}
+
+} // namespace mft
