@@ -41,7 +41,7 @@ long long padded_heads(long long Ml) {
 AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &heads, double scale,
                                  std::unique_ptr<ScoreMap> score_map)
     : N_(N), n_(n), d_(heads.d), d_h_(heads.d_h), L_(heads.L), Ml_(heads.own.count()),
-      Mp_(padded_heads(Ml_)), scale_(scale), score_map_(std::move(score_map)) {
+      Mp_(padded_heads(Ml_)), scale_(scale), score_map_(std::move(score_map)), heads_(&heads) {
   // Sequences per batch of the token-side GEMMs: enough rows for BLAS, while
   // the four (block n) x (d Mp) arrays of the VJP stay within L2.
   const long long per_sequence = std::max<long long>(1, n_ * d_ * Mp_);
@@ -61,11 +61,16 @@ AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &
   D_.resize(S_.size());
   E_.assign(static_cast<size_t>(n_ * d_ * lanes), 0.0);
   score_work_.resize(static_cast<size_t>(2 * Mp_));
-  set_particles(heads);
+  particles_changed();
 }
 
-void AttentionKernel::set_particles(const HeadParticles &heads) {
-  heads_ = &heads;
+std::unique_ptr<SpeciesKernel> HeadParticles::make_kernel(long long N, long long n, double scale,
+                                                          const FieldOptions &options) const {
+  return std::make_unique<AttentionKernel>(N, n, *this, scale, make_score_map(options.attention, options.causal));
+}
+
+void AttentionKernel::particles_changed() {
+  const HeadParticles &heads = *heads_;
   const long long ld = d_ * Mp_;
   for (long long l = 0; l < L_; ++l) {
     double *Bk = Bk_.data() + l * d_ * ld;

@@ -5,41 +5,34 @@
 #include <algorithm>
 
 namespace mft {
-namespace {
-
-double attention_scale(const Particles &p) {
-  return (p.has_mlp() ? 0.5 : 1.0) / static_cast<double>(p.heads.M);
-}
-
-} // namespace
-
-FieldOptions FieldOptions::of(const ModelConfig &model) {
-  return {model.attention, model.causal, parse_activation(model.activation)};
-}
 
 DepthField::DepthField(MPI_Comm comm, long long N, long long n, const Particles &particles,
                        const FieldOptions &options)
-    : comm_(comm), N_(N), n_(n), d_(particles.heads.d), L_(particles.heads.L),
-      particles_(particles),
-      attention_(N, n, particles.heads, attention_scale(particles),
-                 make_score_map(options.attention, options.causal)) {
-  if (particles.has_mlp())
-    mlp_ = std::make_unique<MlpKernel>(N * n, particles.neurons,
-                                       0.5 / static_cast<double>(particles.neurons.M),
-                                       options.activation);
-  const double mine = attention_.model_flops();
+    : comm_(comm), N_(N), n_(n), d_(particles.token_dim()), L_(particles.heads.L), particles_(particles) {
+  const std::vector<const ParticleSpecies *> species = particles.species();
+  // The mean over the species of each one's mean over its particles.
+  const double share = 1.0 / static_cast<double>(species.size());
+  long long at = 0;
+  double mine = 0.0;
+  for (const ParticleSpecies *s : species) {
+    SpeciesPart part{s, s->make_kernel(N, n, share / static_cast<double>(s->M), options), {}};
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      part.offsets.push_back(at);
+      at += static_cast<long long>(s->values(k).size());
+    }
+    mine += part.kernel->model_flops();
+    species_.push_back(std::move(part));
+  }
   MPI_Allreduce(&mine, &model_flops_, 1, MPI_DOUBLE, MPI_SUM, comm_);
 }
 
 void DepthField::particles_changed() {
-  attention_.set_particles(particles_.heads);
-  if (mlp_) mlp_->set_particles(particles_.neurons);
+  for (SpeciesPart &part : species_) part.kernel->particles_changed();
 }
 
 void DepthField::evaluate(long long l, const double *X, double *F) {
   std::fill(F, F + state_size(), 0.0);
-  attention_.add_velocity(l, X, F);
-  if (mlp_) mlp_->add_velocity(l, X, F);
+  for (SpeciesPart &part : species_) part.kernel->add_velocity(l, X, F);
   LogScope log(&LogEvents::allreduce);
   MPI_Allreduce(MPI_IN_PLACE, F, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
   ++evaluations_;
@@ -47,18 +40,22 @@ void DepthField::evaluate(long long l, const double *X, double *F) {
 
 void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta,
                      double weight) {
-  const Particles &p = particles_;
-  const long long Ml = p.heads.own.count(), qk = p.heads.qk_size(), vv = p.heads.v_size();
   std::fill(dX, dX + state_size(), 0.0);
-  attention_.add_vjp(l, X, C, dX, dtheta + p.offset("Q") + l * Ml * qk,
-                     dtheta + p.offset("K") + l * Ml * qk, dtheta + p.offset("V") + l * Ml * vv, weight);
-  if (mlp_) {
-    const long long Mf = p.neurons.own.count(), w = p.neurons.w_size();
-    mlp_->add_vjp(l, X, C, dX, dtheta + p.offset("W1") + l * Mf * w,
-                  dtheta + p.offset("W2") + l * Mf * w, weight);
+  for (SpeciesPart &part : species_) {
+    const ParticleSpecies &s = *part.species;
+    vjp_blocks_.clear();
+    for (size_t k = 0; k < s.matrices().size(); ++k)
+      vjp_blocks_.push_back(dtheta + part.offsets[k] + l * s.own.count() * s.matrices()[k].size());
+    part.kernel->add_vjp(l, X, C, dX, vjp_blocks_, weight);
   }
   LogScope log(&LogEvents::allreduce);
   MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
+}
+
+std::string DepthField::blow_up_hint() const {
+  for (const SpeciesPart &part : species_)
+    if (std::string hint = part.kernel->blow_up_hint(); !hint.empty()) return hint;
+  return "";
 }
 
 } // namespace mft

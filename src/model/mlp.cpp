@@ -42,7 +42,7 @@ Activation parse_activation(const std::string &name) {
 
 MlpKernel::MlpKernel(long long tokens, const NeuronParticles &neurons, double scale, Activation act)
     : tokens_(tokens), d_(neurons.d), d_f_(neurons.d_f), L_(neurons.L), Ml_(neurons.own.count()),
-      scale_(scale), act_(act) {
+      scale_(scale), act_(act), neurons_(&neurons) {
   const long long width = std::max<long long>(1, Ml_ * d_f_);
   block_ = std::clamp<long long>(32768 / width, 16, std::max<long long>(tokens_, 1));
   W1c_.resize(static_cast<size_t>(L_ * d_ * width));
@@ -51,10 +51,16 @@ MlpKernel::MlpKernel(long long tokens, const NeuronParticles &neurons, double sc
   A_.resize(H_.size());
   dW1c_.resize(static_cast<size_t>(d_ * width));
   dW2s_.resize(dW1c_.size());
-  set_particles(neurons);
+  particles_changed();
 }
 
-void MlpKernel::set_particles(const NeuronParticles &neurons) {
+std::unique_ptr<SpeciesKernel> NeuronParticles::make_kernel(long long N, long long n, double scale,
+                                                            const FieldOptions &options) const {
+  return std::make_unique<MlpKernel>(N * n, *this, scale, parse_activation(options.activation));
+}
+
+void MlpKernel::particles_changed() {
+  const NeuronParticles &neurons = *neurons_;
   const long long ld = Ml_ * d_f_;
   for (long long l = 0; l < L_; ++l) {
     double *W1c = W1c_.data() + l * d_ * ld;

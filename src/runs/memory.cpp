@@ -13,6 +13,24 @@
 namespace mft {
 namespace {
 
+// The particles' values of every species (the layout's matrices): this
+// rank's largest share over `head_ranks` ranks, and its kernels' products.
+struct ParticleValues {
+  long double mine = 0, kernels = 0;
+};
+ParticleValues particle_values(const ModelConfig &model, int head_ranks) {
+  ParticleValues out;
+  const Particles layout = particle_layout(model, model.heads, 0, 0); // shapes only: no storage
+  for (const ParticleSpecies *s : layout.species()) {
+    long double per = 0;
+    for (const ParticleMatrix &m : s->matrices()) per += static_cast<long double>(m.size());
+    const long double share = static_cast<long double>((s->M + head_ranks - 1) / head_ranks);
+    out.mine += static_cast<long double>(s->L) * share * per;
+    out.kernels += static_cast<long double>(s->L) * share * static_cast<long double>(s->kernel_values());
+  }
+  return out;
+}
+
 // Stages of the depth integrator as configured (PETSc's tableaus; an
 // unknown one counts as a large one, so the estimate errs high).
 long long depth_stages(const DepthConfig &c) {
@@ -111,9 +129,8 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
                                int head_ranks, int groups, Job job, const std::string &data_key,
                                const std::string &data_value) {
-  const long double d = c.model.d, d_h = c.model.head_dim, L = c.model.slices, d_f = c.model.mlp_width;
+  const long double d = c.model.d, d_h = c.model.head_dim, L = c.model.slices;
   const long double heads = (c.model.heads + head_ranks - 1) / head_ranks; // this rank's share, at most
-  const long double neurons = (c.model.mlp_particles + head_ranks - 1) / head_ranks;
   // The token states of this group's block of sequences; the data itself
   // (all N) is on every rank.
   const long long N_group = (N + groups - 1) / groups;
@@ -121,7 +138,8 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const long double state = static_cast<long double>(N_group) * n * d * sizeof(double);
   const long double s = depth_stages(c.depth);
   const long double steps = L * c.depth.steps_per_slice;
-  const long double particles = L * (heads * (2 * d_h * d + d * d) + neurons * 2 * d_f * d) * sizeof(double);
+  const ParticleValues values = particle_values(c.model, head_ranks);
+  const long double particles = values.mine * sizeof(double);
   const bool trains = job != Job::Forward;
   const std::string heads_value = std::to_string(c.model.heads);
 
@@ -146,9 +164,10 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   if (state_arrays > 0)
     e.parts.push_back({"optimizer state", static_cast<long double>(state_arrays) * particles, "train.method",
                        c.train.method});
-  // The particles, the kernel's B = Q^T K, V and V^T per head, and the
-  // training vectors (theta, gradient, velocity, the training TS's work).
-  const long double kernel_copies = L * heads * 3 * d * d * sizeof(double);
+  // The particles, their kernels' products of them (attention: B = Q^T K, V
+  // and V^T per head), and the training vectors (theta, gradient, velocity,
+  // the training TS's work).
+  const long double kernel_copies = values.kernels * sizeof(double);
   e.parts.push_back({"particles", particles * (trains ? 10 : 1) + kernel_copies, "model.heads", heads_value});
   const long double block = std::max<long double>(16384, n * heads * d);
   e.parts.push_back({"kernel workspace", (4 * block + 2 * n * n * heads) * sizeof(double), "model.heads", heads_value});
@@ -182,10 +201,7 @@ void require_fits(const MemoryEstimate &e, const Config &c, long long N, long lo
                                "N n d = " + std::to_string(N) + " x " + std::to_string(n) + " x " +
                                    std::to_string(c.model.d) +
                                    " token values exceed 2^31 - 1, the most one state can index"));
-  const long double global = static_cast<long double>(c.model.slices) *
-                             (static_cast<long double>(c.model.heads) *
-                                  (2 * c.model.head_dim * c.model.d + c.model.d * c.model.d) +
-                              static_cast<long double>(c.model.mlp_particles) * 2 * c.model.mlp_width * c.model.d);
+  const long double global = particle_values(c.model, 1).mine;
   if (global > INT_MAX)
     throw InputError(key_error("model.heads", std::to_string(c.model.heads),
                                "the model has " + std::to_string(static_cast<long long>(global)) +

@@ -22,14 +22,15 @@
 #include "mft/core/lanes.hpp"
 #include "mft/model/particles.hpp"
 #include "mft/model/score_map.hpp"
+#include "mft/model/species_kernel.hpp"
 
 #include <memory>
-
+#include <string>
 #include <vector>
 
 namespace mft {
 
-class AttentionKernel {
+class AttentionKernel final : public SpeciesKernel {
 public:
   // N sequences of n tokens; `scale` weighs each head (1/M, or 1/(2M));
   // `score_map` turns scores into weights (and masks them).
@@ -37,13 +38,13 @@ public:
                   std::unique_ptr<ScoreMap> score_map);
 
   // Recomputes the per-slice products of the particles (B_m = Q_m^T K_m
-  // and scale V_m). Call after the particles change; the kernel
-  // keeps a reference to `heads` for the parameter cotangents.
-  void set_particles(const HeadParticles &heads);
+  // and scale V_m). Call after the particles change; the kernel keeps a
+  // reference to its heads for them and the parameter cotangents.
+  void particles_changed() override;
 
   // F += scale sum over this rank's heads m of slice l of phi_{theta_lm}[mu_i](x_ia),
   // for every sequence i and token a. X and F are N x n x d.
-  void add_velocity(long long l, const double *X, double *F);
+  void add_velocity(long long l, const double *X, double *F) override;
 
   // For the cotangent C (N x n x d) of the velocity of slice l at tokens X:
   // dX += (dF/dX)^T C from this rank's heads (the caller sums over ranks), and
@@ -51,10 +52,16 @@ public:
   // weight (dF/dtheta)^T C. The weights are evaluated once for both.
   void add_vjp(long long l, const double *X, const double *C, double *dX, double *dQ, double *dK,
                double *dV, double weight = 1.0);
+  // The same with d = {dQ, dK, dV}.
+  void add_vjp(long long l, const double *X, const double *C, double *dX, const std::vector<double *> &d,
+               double weight) override {
+    add_vjp(l, X, C, dX, d[0], d[1], d[2], weight);
+  }
 
   // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
   // scores, P x, V y; the scores of visible pairs only), for this rank's heads.
-  double model_flops() const;
+  double model_flops() const override;
+  std::string blow_up_hint() const override { return score_map_->blow_up_hint(); }
 
   const ScoreMap &score_map() const { return *score_map_; }
 

@@ -6,10 +6,12 @@
 //
 //   attention only:  F = (1/M) sum_m phi_{theta_m}
 //   with the MLP:    F = (1/2) ((1/M) sum_m phi_{theta_m} + (1/M_f) sum_m h_{w_m})
-#include "mft/core/config.hpp"
-#include "mft/model/attention.hpp"
-#include "mft/model/mlp.hpp"
+//
+// in general the mean over the S species present of each one's mean over
+// its particles: each species' kernel (species_kernel.hpp) weighs its
+// particles 1/(S M_s).
 #include "mft/model/particles.hpp"
+#include "mft/model/species_kernel.hpp"
 
 #include <mpi.h>
 #include <memory>
@@ -17,14 +19,6 @@
 #include <vector>
 
 namespace mft {
-
-// The variant of the field (MODEL.md §10): score map, mask, MLP activation.
-struct FieldOptions {
-  std::string attention = "softmax"; // model.attention
-  bool causal = false;               // model.causal
-  Activation activation = Activation::Relu;
-  static FieldOptions of(const ModelConfig &model);
-};
 
 class DepthField {
 public:
@@ -52,15 +46,23 @@ public:
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
   // Why tokens of this field may blow up in finite depth ("" when they cannot).
-  std::string blow_up_hint() const { return attention_.score_map().blow_up_hint(); }
+  std::string blow_up_hint() const;
   const Particles &particles() const { return particles_; }
 
 private:
+  // One species of the particles: its kernel, and where each of its
+  // matrices starts in the flat layout of Particles.
+  struct SpeciesPart {
+    const ParticleSpecies *species;
+    std::unique_ptr<SpeciesKernel> kernel;
+    std::vector<long long> offsets;
+  };
+
   MPI_Comm comm_;
   long long N_, n_, d_, L_;
   const Particles &particles_;
-  AttentionKernel attention_;
-  std::unique_ptr<MlpKernel> mlp_;
+  std::vector<SpeciesPart> species_;
+  std::vector<double *> vjp_blocks_; // a species' matrices' cotangents of a slice (vjp's work)
   long long evaluations_ = 0;
   double model_flops_ = 0.0;
 };

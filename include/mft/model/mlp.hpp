@@ -10,6 +10,7 @@
 //
 // Tokens do not interact here, so all tokens of all sequences form one batch.
 #include "mft/model/particles.hpp"
+#include "mft/model/species_kernel.hpp"
 
 #include <string>
 #include <vector>
@@ -19,25 +20,32 @@ namespace mft {
 enum class Activation { Relu, Gelu, HuberRelu };
 Activation parse_activation(const std::string &name);
 
-class MlpKernel {
+class MlpKernel final : public SpeciesKernel {
 public:
+  // The kernel keeps a reference to `neurons`.
   MlpKernel(long long tokens, const NeuronParticles &neurons, double scale, Activation act);
 
-  void set_particles(const NeuronParticles &neurons);
+  void particles_changed() override;
 
   // F += scale sum over this rank's neurons of slice l of h(x; w), for all
   // `tokens` rows of X (tokens x d).
-  void add_velocity(long long l, const double *X, double *F);
+  void add_velocity(long long l, const double *X, double *F) override;
 
   // dX += (dF/dX)^T C (this rank's neurons), dW1, dW2 (slice l, this rank's
   // neurons, layout [m][rows][cols]) += (dF/dw)^T C.
   void add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1, double *dW2,
                double weight = 1.0);
+  // The same with d = {dW1, dW2}.
+  void add_vjp(long long l, const double *X, const double *C, double *dX, const std::vector<double *> &d,
+               double weight) override {
+    add_vjp(l, X, C, dX, d[0], d[1], weight);
+  }
 
 private:
   long long tokens_, d_, d_f_, L_, Ml_;
   double scale_;
   Activation act_;
+  const NeuronParticles *neurons_;
   long long block_; // token rows per batch
   std::vector<double> W1c_; // per slice: d x (Ml d_f), block m = W1_m^T
   std::vector<double> W2s_; // per slice: (Ml d_f) x d, block m = scale W2_m^T

@@ -5,12 +5,15 @@
 // slice. Generic code (packing, initialisation, weight decay, finite checks,
 // the NTK's parameter groups, the run file, and through the file's species
 // attribute the Python reader) iterates over Particles::species() and their
-// matrices; only the field's kernels know what a species computes.
+// matrices; only the species' kernels (species_kernel.hpp) know what a
+// species computes.
 #include "mft/core/config.hpp"
 #include "mft/core/rng.hpp"
+#include "mft/model/species_kernel.hpp"
 
 #include <mpi.h>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,20 @@ public:
   ParticleSpecies() = default;
   ParticleSpecies(std::string name, Species stream, long long L, long long M, HeadOwnership own,
                   std::vector<ParticleMatrix> matrices);
+  ParticleSpecies(const ParticleSpecies &) = default;
+  ParticleSpecies(ParticleSpecies &&) = default;
+  ParticleSpecies &operator=(const ParticleSpecies &) = default;
+  ParticleSpecies &operator=(ParticleSpecies &&) = default;
+  virtual ~ParticleSpecies() = default;
+
+  // What the species computes: its kernel over N sequences of n tokens,
+  // each of its particles weighted `scale` (the kernel keeps a reference to
+  // these particles, which must outlive it).
+  virtual std::unique_ptr<SpeciesKernel> make_kernel(long long N, long long n, double scale,
+                                                     const FieldOptions &options) const = 0;
+  // Values per particle and slice that its kernel keeps beside the
+  // particles (its products of them), for the memory estimate.
+  virtual long long kernel_values() const = 0;
 
   const std::string &name() const { return name_; } // heads, neurons: the file's species attribute
   Species stream() const { return stream_; }          // the key of its particles' random streams
@@ -82,6 +99,10 @@ public:
   void initialise(std::uint64_t seed, double sigma_qk, double sigma_v) {
     ParticleSpecies::initialise(seed, {sigma_qk, sigma_qk, sigma_v});
   }
+  // The attention kernel (attention.hpp), with options' score map and mask.
+  std::unique_ptr<SpeciesKernel> make_kernel(long long N, long long n, double scale,
+                                             const FieldOptions &options) const override;
+  long long kernel_values() const override { return 3 * d * d; } // B = Q^T K, scale V, and V^T
 
   long long d_h, d;
   std::vector<double> &Q() { return values(0); }
@@ -109,6 +130,10 @@ public:
   void initialise(std::uint64_t seed, double sigma_1, double sigma_2) {
     ParticleSpecies::initialise(seed, {sigma_1, sigma_2});
   }
+  // The MLP kernel (mlp.hpp), with options' activation.
+  std::unique_ptr<SpeciesKernel> make_kernel(long long N, long long n, double scale,
+                                             const FieldOptions &options) const override;
+  long long kernel_values() const override { return 2 * d_f * d; } // W1^T and scale W2^T
 
   long long d_f = 0, d = 0;
   long long w_size() const { return d_f * d; }
@@ -125,12 +150,14 @@ struct Particles {
   HeadParticles heads;
   NeuronParticles neurons; // M = 0: attention only
 
-  // The species present, in flat-layout order. Adding a species: a member
-  // above, a line in species(), and its kernel in the field.
+  // The species present, in flat-layout order. Adding a species: its class
+  // (with its kernel, species_kernel.hpp), a member above and a line in
+  // species().
   std::vector<const ParticleSpecies *> species() const;
   std::vector<ParticleSpecies *> species();
 
   bool has_mlp() const { return neurons.M > 0; }
+  long long token_dim() const { return heads.d; } // d: every species acts on tokens in R^d
   long long local_size() const;
   // Where matrix `name` (Q, K, V, W1, W2) starts in the flat layout.
   long long offset(const std::string &name) const;
