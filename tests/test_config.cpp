@@ -23,10 +23,11 @@ std::string temp_ini(const std::string &text) {
   return name;
 }
 
-// The InputError message of parse_config(args), or "" if it parsed.
+// The InputError message of parse_config(args) and the checks across keys
+// (those resolve_config makes), or "" if it passed.
 std::string error_of(const std::vector<std::string> &args) {
   try {
-    mft::parse_config(args);
+    mft::validate(mft::parse_config(args));
   } catch (const mft::InputError &e) {
     return e.what();
   }

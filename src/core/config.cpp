@@ -103,8 +103,6 @@ std::string to_string(const ConfigValue &value) {
   return std::visit(render, value);
 }
 
-namespace {
-
 // The checks that need the token dimension d and N (for data.task = file, the file's).
 void validate_sizes(const Config &c) {
   const auto d = c.model.d, d_out = c.readout.dim;
@@ -144,11 +142,8 @@ void validate_sizes(const Config &c) {
                                "fewer than the " + groups));
 }
 
-} // namespace
-
-void validate(const Config &c, bool sizes_known) {
+void validate_keys(const Config &c) {
   const auto d_out = c.readout.dim;
-  if (sizes_known) validate_sizes(c);
   if (c.loss.kind == "cross-entropy" && d_out < 2)
     throw InputError(key_error("loss.kind", c.loss.kind,
                                "cross-entropy needs readout.dim >= 2 classes"));

@@ -71,6 +71,48 @@ PetscErrorCode DepthPostStep(TS ts) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The scheme of a depth TS: the configured type and tableau, then the
+// options database (-depth_ts_type, -depth_ts_rk_type) over them; forward
+// Euler runs as the one-stage RK tableau 1fe (the same scheme, and PETSc's
+// RK has the adjoint). InputError for a type that is not explicit, a
+// tableau PETSc lacks, or SSP with the adjoint.
+struct DepthScheme {
+  std::string ts_type, rk_type;
+  PetscInt stages = 1;
+};
+
+DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
+  DepthScheme out;
+  const std::string chosen = set_explicit_ts_type(ts, "depth_", config.ts_type);
+  out.ts_type = chosen;
+  out.rk_type = config.rk_type;
+  if (chosen == TSSSP && adjoint)
+    throw InputError(key_error("depth.ts_type", "ssp", "PETSc has no adjoint for TSSSP; training needs rk or euler"));
+  if (chosen == TSEULER) {
+    MFT_PETSC(TSSetType(ts, TSRK));
+    MFT_PETSC(TSRKSetType(ts, TSRK1FE));
+    out.rk_type = TSRK1FE;
+  } else if (chosen == TSRK) {
+    // The configured tableau applies unless -depth_ts_rk_type chose one.
+    PetscBool set = PETSC_FALSE;
+    MFT_PETSC(PetscOptionsHasName(nullptr, "depth_", "-ts_rk_type", &set));
+    if (!set) {
+      try {
+        MFT_PETSC(TSRKSetType(ts, config.rk_type.c_str()));
+      } catch (const Error &) {
+        throw InputError(key_error("depth.rk_type", config.rk_type,
+                                   "not a PETSc RK tableau (1fe, 2a, 3, 3bs, 4, 5f, 5dp, 5bs, ...)"));
+      }
+    }
+    TSRKType rk;
+    MFT_PETSC(TSRKGetType(ts, &rk));
+    out.rk_type = rk;
+  }
+  if (chosen == TSRK || chosen == TSEULER)
+    MFT_PETSC(TSRKGetTableau(ts, &out.stages, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+  return out;
+}
+
 } // namespace
 
 DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint)
@@ -96,40 +138,10 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
     MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
     MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
   }
-  // The options database (-depth_ts_type, ...) may override the configuration.
-  const std::string chosen = set_explicit_ts_type(ts_, "depth_", config.ts_type);
-  ts_type_ = chosen;
-  rk_type_ = config.rk_type;
-  PetscBool set = PETSC_FALSE;
-  if (ts_type_ == TSSSP && adjoint_)
-    throw InputError(key_error("depth.ts_type", "ssp",
-                               "PETSc has no adjoint for TSSSP; training needs rk or euler"));
-  if (ts_type_ == TSEULER) {
-    // Forward Euler is run as the one-stage RK tableau 1fe: the same scheme,
-    // and PETSc's RK has the adjoint.
-    MFT_PETSC(TSSetType(ts_, TSRK));
-    MFT_PETSC(TSRKSetType(ts_, TSRK1FE));
-    rk_type_ = TSRK1FE;
-  } else if (ts_type_ == TSRK) {
-    // The configured tableau applies unless -depth_ts_rk_type chose one.
-    MFT_PETSC(PetscOptionsHasName(nullptr, "depth_", "-ts_rk_type", &set));
-    if (!set) {
-      try {
-        MFT_PETSC(TSRKSetType(ts_, config.rk_type.c_str()));
-      } catch (const Error &) {
-        throw InputError(key_error("depth.rk_type", config.rk_type,
-                                   "not a PETSc RK tableau (1fe, 2a, 3, 3bs, 4, 5f, 5dp, 5bs, ...)"));
-      }
-    }
-    TSRKType rk;
-    MFT_PETSC(TSRKGetType(ts_, &rk));
-    rk_type_ = rk;
-  }
-  if (chosen == TSRK || ts_type_ == TSEULER) {
-    PetscInt s = 1;
-    MFT_PETSC(TSRKGetTableau(ts_, &s, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
-    stages_ = s;
-  }
+  const DepthScheme scheme = choose_scheme(ts_, config, adjoint_);
+  ts_type_ = scheme.ts_type;
+  rk_type_ = scheme.rk_type;
+  stages_ = scheme.stages;
 
   // The TS is replicated on every rank: only rank 0 keeps monitors, so
   // -depth_ts_monitor prints each step once.
@@ -200,6 +212,18 @@ double DepthSolver::trajectory_bytes() const {
   // The memory trajectory keeps, per step, the state and every stage.
   return static_cast<double>(steps()) * static_cast<double>(stages_ + 1) *
          static_cast<double>(ctx_.field->state_size()) * sizeof(double);
+}
+
+DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint) {
+  PetscTS ts;
+  MFT_PETSC(TSCreate(PETSC_COMM_SELF, ts.out()));
+  MFT_PETSC(TSSetOptionsPrefix(ts, "depth_"));
+  MFT_PETSC(TSSetProblemType(ts, TS_NONLINEAR));
+  const DepthScheme scheme = choose_scheme(ts, config, adjoint);
+  DepthConfig out = config;
+  out.ts_type = scheme.ts_type;
+  out.rk_type = scheme.rk_type;
+  return out;
 }
 
 } // namespace mft

@@ -5,36 +5,66 @@
 #include "mft/tasks/data.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/runs/run_file.hpp"
+#include "mft/train/optimizer.hpp"
 
 #include <sstream>
+#include <utility>
 
 
 namespace mft {
 
-Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored,
+namespace {
+
+// Where a run's data come from, for the messages about their size: the run
+// file, the data file, or the configuration.
+std::pair<std::string, std::string> data_source(const Config &config, const StoredData *stored) {
+  if (stored) return {stored->key, stored->path};
+  if (config.data.task == "file") return {"data.file", config.data.file};
+  return {"data.sequences", std::to_string(config.data.sequences)};
+}
+
+} // namespace
+
+Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredData *stored) {
+  Config c = user;
+  collectively(comm, [&] {
+    validate_keys(c);
+    // The sizes: a run file's /data, a data file's shapes, or the keys.
+    if (stored) {
+      c.data.sequences = stored->N;
+      c.data.tokens = stored->n;
+      c.data.test_sequences = stored->N_test;
+    } else if (c.data.task == "file") {
+      const DataFileShape shape = data_file_shape(c.data.file, c.readout.dim);
+      // The file decides d, as it decides N and n; a model.d set otherwise contradicts it.
+      if (c.model.d != ModelConfig{}.d && c.model.d != shape.train.d)
+        throw InputError(key_error("model.d", std::to_string(c.model.d),
+                                   "data.file " + c.data.file + " has tokens of d = " + std::to_string(shape.train.d) +
+                                       " (leave model.d out: the file decides it)"));
+      c.model.d = shape.train.d;
+      c.data.sequences = shape.train.N;
+      c.data.tokens = shape.train.n;
+      c.data.test_sequences = shape.test.N;
+    }
+    validate_sizes(c);
+    // The integrators, as the options database chooses them.
+    c.depth = resolve_depth_scheme(c.depth, job != Job::Forward);
+    if (job == Job::Train) resolve_optimizer(c.train);
+  });
+  return c;
+}
+
+Model build_model(MPI_Comm comm, const Config &config, Job job, const StoredData *stored,
                   MemoryEstimate *estimate) {
   const MemoryLimit limit = memory_limit(comm, config);
   Model model;
   collectively(comm, [&] { model.grid = std::make_unique<ProcessGrid>(comm, config.parallel.sequence_groups); });
   const ProcessGrid &grid = *model.grid;
   collectively(comm, [&] {
-    // The sizes first, from the configuration or the file's shapes alone.
-    // Held-out sequences count with the training ones (tokens and states).
-    long long N = config.data.sequences + config.data.test_sequences, n = config.data.tokens;
-    std::string key = "data.sequences", value = std::to_string(config.data.sequences);
-    if (stored) {
-      N = stored->N + stored->N_test, n = stored->n, key = stored->key, value = stored->path;
-    } else if (config.data.task == "file") {
-      const DataFileShape shape = data_file_shape(config.data.file, config.readout.dim);
-      // The file decides d, as it decides N and n; a model.d set otherwise contradicts it.
-      if (config.model.d != ModelConfig{}.d && config.model.d != shape.train.d)
-        throw InputError(key_error("model.d", std::to_string(config.model.d),
-                                   "data.file " + config.data.file + " has tokens of d = " +
-                                       std::to_string(shape.train.d) + " (leave model.d out: the file decides it)"));
-      config.model.d = shape.train.d;
-      N = shape.train.N + shape.test.N, n = shape.train.n;
-      key = "data.file", value = config.data.file;
-    }
+    // Before anything large: the memory the run needs. Held-out sequences
+    // count with the training ones (tokens and states).
+    const long long N = config.data.sequences + config.data.test_sequences, n = config.data.tokens;
+    const auto [key, value] = data_source(config, stored);
     const MemoryEstimate e = estimate_memory(limit, config, N, n, grid.head_ranks(), grid.groups(), job, key, value);
     require_fits(e, config, N, n, job, key, value);
     if (estimate) *estimate = e;
@@ -47,10 +77,11 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
       model.data = std::move(task.train);
       model.test_data = std::move(task.test);
     }
-    config.data.sequences = model.data.N; // task = file: the file decides N, n and N_test
-    config.data.tokens = model.data.n;
-    config.data.test_sequences = model.test_data.N;
-    validate(config);
+    if (model.data.N != config.data.sequences || model.data.n != config.data.tokens ||
+        model.data.d != config.model.d || model.test_data.N != config.data.test_sequences)
+      throw Error("the data (N " + std::to_string(model.data.N) + ", n " + std::to_string(model.data.n) + ", d " +
+                  std::to_string(model.data.d) + ", held out " + std::to_string(model.test_data.N) +
+                  ") do not have the sizes of the resolved configuration");
     // Every group draws the same particles (streams keyed by seed, species, l, m).
     model.particles = std::make_unique<Particles>(
         make_particles(config, grid.heads(), config.init.seed, config.model.heads));
@@ -58,8 +89,9 @@ Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stor
     model.field = std::make_unique<DepthField>(grid.heads(), grid.block(model.data.N).count(), model.data.n,
                                                *model.particles, model.field_options);
     model.solver = std::make_unique<DepthSolver>(*model.field, config.depth, job != Job::Forward);
-    config.depth.ts_type = model.solver->ts_type(); // as resolved by the options database
-    config.depth.rk_type = model.solver->rk_type();
+    if (model.solver->ts_type() != config.depth.ts_type || model.solver->rk_type() != config.depth.rk_type)
+      throw Error("the depth TS runs " + model.solver->ts_type() + " " + model.solver->rk_type() +
+                  ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
     model.depth_config = config.depth;
     model.readout = std::make_unique<Readout>(config);
     model.loss = make_loss(config.loss.kind);

@@ -10,11 +10,12 @@
 
 namespace mft {
 
-ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
                           bool write, bool dry_run) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
+  const Config config = resolve_config(comm, given_config, Job::Forward);
 
   collectively(comm, [&] {
     if (write) check_new_run_file(comm, config, info, {});

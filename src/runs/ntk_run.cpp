@@ -27,7 +27,7 @@ void print_values(std::ostream &out, const char *label, const std::vector<double
 
 } // namespace
 
-NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options, const RunInfo &info,
+NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOptions &options, const RunInfo &info,
                      std::ostream *log, bool write) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -39,16 +39,17 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
   RunPoint point;
   long long row = 0, snapshot_step = 0;
   double snapshot_tau = 0.0;
-  collectively(comm, [&] {
-    if (!options.from.empty()) {
+  Config merged = given_config;
+  if (!options.from.empty())
+    collectively(comm, [&] {
       point = inspect_run_file(options.from, "--from", false);
       Config file_config = config_from_text(point.config, options.from);
-      file_config.ntk = config.ntk;
-      file_config.cgf = config.cgf;
-      file_config.output = config.output;
-      file_config.run = config.run;
-      file_config.parallel = config.parallel; // this run's grid, not the file's
-      config = file_config;
+      file_config.ntk = given_config.ntk;
+      file_config.cgf = given_config.cgf;
+      file_config.output = given_config.output;
+      file_config.run = given_config.run;
+      file_config.parallel = given_config.parallel; // this run's grid, not the file's
+      merged = file_config;
       row = options.snapshot < 0 ? point.snapshots + options.snapshot : options.snapshot;
       if (row < 0 || row >= point.snapshots)
         throw InputError(key_error("--snapshot", std::to_string(options.snapshot),
@@ -56,10 +57,12 @@ NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options
                                        " complete snapshots"));
       snapshot_step = point.steps[static_cast<size_t>(row)];
       snapshot_tau = point.taus[static_cast<size_t>(row)];
-    }
+    });
+  const StoredData stored{"--from", options.from, point.N, point.n, point.N_test};
+  const Config config = resolve_config(comm, merged, Job::Ntk, options.from.empty() ? nullptr : &stored);
+  collectively(comm, [&] {
     if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
-  const StoredData stored{"--from", options.from, point.N, point.n, point.N_test};
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
   collectively(comm, [&] {

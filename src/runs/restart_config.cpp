@@ -51,7 +51,6 @@ Config restart_configuration(MPI_Comm comm, const Config &given_config, const st
                                        "may change only " + may_change_list() +
                                        " (start a new run to change " + key + ")"));
     }
-    validate(config, config.data.task != "file");
   });
   return config;
 }
@@ -68,11 +67,9 @@ std::string resume_target(MPI_Comm comm, const Config &config) {
   return exists ? config.output.file : std::string();
 }
 
-void check_restart_config(const Config &config, const RunPoint &point, const std::string &path, bool resolved) {
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path) {
   for (const ConfigEntry &e : config_entries(config)) {
     if (restart_may_change(e.key)) continue;
-    if (!resolved && (e.key == "depth.ts_type" || e.key == "depth.rk_type" || e.key == "train.ts_type"))
-      continue;
     const auto it = point.config.find(e.key);
     const std::string here = to_string(e.value);
     if (it == point.config.end() && key_added_to_format(e.key) && here == default_text(e.key))

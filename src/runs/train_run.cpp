@@ -241,28 +241,33 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
 
 } // namespace
 
-TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
                       bool write, const CommandOptions &options) {
   const int rank = rank_of(comm);
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
   const double started = MPI_Wtime(); // train.max_walltime counts from this start of the run
-  const std::string restart = options.resume ? resume_target(comm, config) : options.restart;
+  const std::string restart = options.resume ? resume_target(comm, given_config) : options.restart;
   const bool output_given = options.given.count("output.file") > 0;
-  if (!restart.empty()) config = restart_configuration(comm, config, options.given, restart);
 
   // Every input is checked before anything is computed or written. A
   // restart continues its file in place, or a copy when output.file names
   // another file.
   RunPoint point;
+  if (!restart.empty())
+    collectively(comm, [&] {
+      if (rank == 0) check_no_other_writer("--restart", restart);
+      point = inspect_run_file(restart, "--restart", true);
+    });
+  const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
+  const Config config = restart.empty()
+                            ? resolve_config(comm, given_config, Job::Train)
+                            : resolve_config(comm, restart_configuration(comm, given_config, options.given, restart),
+                                             Job::Train, &stored);
   const bool copy = !restart.empty() && output_given && !same_file(config.output.file, restart);
   const std::string output = restart.empty() || copy ? config.output.file : restart;
   collectively(comm, [&] {
-    if (!restart.empty()) {
-      if (rank == 0) check_no_other_writer("--restart", restart);
-      point = inspect_run_file(restart, "--restart", true);
-      check_restart_config(config, point, restart, false);
-    }
+    if (!restart.empty()) check_restart_config(config, point, restart);
     if (write && rank == 0) check_progress_log(config.output.log, output);
     if (write && (restart.empty() || copy))
       check_new_run_file(comm, config, info, {{"--restart", restart}},
@@ -270,14 +275,10 @@ TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::os
                                                " (or add --resume)"
                                          : "");
   });
-  const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
   MemoryEstimate memory;
   Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Trainer> trainer;
-  collectively(comm, [&] {
-    trainer = std::make_unique<Trainer>(model, config);
-    if (!restart.empty()) check_restart_config(config, point, restart, true);
-  });
+  collectively(comm, [&] { trainer = std::make_unique<Trainer>(model, config); });
   const OptimizerState optimizer_state = trainer->optimizer().state();
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {

@@ -1,6 +1,7 @@
 #include "mft/train/flow.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/petsc_handle.hpp"
 #include "mft/core/petsc_session.hpp"
 #include "mft/train/langevin.hpp"
 
@@ -32,7 +33,18 @@ PetscErrorCode FlowRHSFunction(TS, PetscReal, Vec U, Vec F, void *ptr) {
 
 } // namespace
 
-GradientFlow::GradientFlow(StepGradient &gradient, const Config &config)
+std::string resolve_training_ts(const TrainConfig &train) {
+  PetscTS ts;
+  MFT_PETSC(TSCreate(PETSC_COMM_SELF, ts.out()));
+  MFT_PETSC(TSSetOptionsPrefix(ts, "train_"));
+  MFT_PETSC(TSSetProblemType(ts, TS_NONLINEAR));
+  const std::string chosen = set_explicit_ts_type(ts, "train_", train.ts_type);
+  if (train.temperature > 0 && chosen != "euler")
+    throw InputError(key_error("-train_ts_type", chosen, "Langevin dynamics (train.temperature > 0) is Euler-Maruyama"));
+  return chosen;
+}
+
+GradientFlow::GradientFlow(StepGradient &gradient, const Config &config, bool euler_only)
     : method_(config.train.method), dtau_(config.train.dtau), temperature_(config.train.temperature),
       seed_(config.init.seed) {
   ctx_.gradient = &gradient;
@@ -45,7 +57,7 @@ GradientFlow::GradientFlow(StepGradient &gradient, const Config &config)
   MFT_PETSC(TSSetRHSFunction(ts_, nullptr, FlowRHSFunction, &ctx_));
   ts_type_ = set_explicit_ts_type(ts_, "train_", config.train.ts_type);
   // sgd and Langevin are Euler steps (MODEL.md §10), whatever the options say.
-  if (method_ != "flow" && ts_type_ != "euler")
+  if (euler_only && ts_type_ != "euler")
     throw InputError(key_error("-train_ts_type", ts_type_, "train.method = " + method_ + " is an Euler step"));
   if (temperature_ > 0 && ts_type_ != "euler")
     throw InputError(key_error("-train_ts_type", ts_type_, "Langevin dynamics (train.temperature > 0) is Euler-Maruyama"));
@@ -80,9 +92,10 @@ void GradientFlow::step(long long step, double *theta) {
                        theta);
 }
 
-std::string GradientFlow::describe() const {
-  std::string out = method_ == "sgd" ? "sgd (Euler on " + ctx_.gradient->describe_batches() + ")"
-                                     : "flow (TS " + ts_type_ + ")";
+std::string GradientFlow::describe() const { return describe_as("flow (TS " + ts_type_ + ")"); }
+
+std::string GradientFlow::describe_as(const std::string &method) const {
+  std::string out = method;
   if (temperature_ > 0) {
     char t[64];
     std::snprintf(t, sizeof t, " + Langevin noise, T = %g", temperature_);

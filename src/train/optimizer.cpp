@@ -32,8 +32,12 @@ const OptimizerEntry &find(const std::string &method) {
 
 } // namespace
 
-std::unique_ptr<Optimizer> make_optimizer(Config &config, StepGradient &gradient) {
+std::unique_ptr<Optimizer> make_optimizer(const Config &config, StepGradient &gradient) {
   return find(config.train.method).make(config, gradient);
+}
+
+void resolve_optimizer(TrainConfig &train) {
+  if (const OptimizerEntry &entry = find(train.method); entry.resolve) entry.resolve(train);
 }
 
 std::vector<std::string> optimizer_names() {

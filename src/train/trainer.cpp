@@ -2,7 +2,7 @@
 
 namespace mft {
 
-Trainer::Trainer(Model &model, Config &config)
+Trainer::Trainer(Model &model, const Config &config)
     : gradient_(model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau),
       history_every_(config.output.history_every) {}
 

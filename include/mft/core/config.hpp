@@ -204,11 +204,18 @@ std::string default_text(const std::string &key);
 // of its type, and for a name that is not a key.
 std::vector<std::string> key_choices(const std::string &key);
 
-// Cross-key checks (called by parse_config; again after data.task = file
-// resolved N, n and d from the file). Without `sizes_known` the checks that
-// need the token dimension or N (readout coordinates and weights, the
-// minibatch size) wait for them.
-void validate(const Config &config, bool sizes_known = true);
+// Cross-key checks, in two parts: validate_keys those that hold whatever
+// the data's sizes, validate_sizes those that need d and N (readout
+// coordinates and weights, the minibatch size, the sequence groups), which a
+// data file or a run file may decide. A run's configuration is checked once,
+// when it is resolved (resolve_config, runs/build_model.hpp): the first part
+// before the sizes are read, the second after.
+void validate_keys(const Config &config);
+void validate_sizes(const Config &config);
+inline void validate(const Config &config) {
+  validate_keys(config);
+  validate_sizes(config);
+}
 
 
 // Renders a value as it would be written in the INI file.

@@ -51,6 +51,12 @@ struct DepthContext {
   double stage_weight = 0.0;    // its w_i
 };
 
+// The scheme a DepthSolver of `config` runs, as the options database
+// (-depth_ts_type, -depth_ts_rk_type) chooses it over the configuration:
+// ts_type euler, rk or ssp and the RK tableau (euler runs as tableau 1fe).
+// InputError as DepthSolver's. What a run's resolved configuration records.
+DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint);
+
 class DepthSolver {
 public:
   // Creates the TS with prefix "depth_": the configured type and RK tableau,

@@ -22,13 +22,20 @@ struct StoredData {
   long long N_test = 0;
 };
 
-// Builds the model of `config` for `job` collectively; updates `config` with
-// what was resolved (N and n of a data file, the depth TS after the options
-// database). Before anything large is allocated, estimates the memory per
-// rank (into `estimate`, when given) and refuses a run that does not fit or
-// whose sizes overflow an index. Throws InputError / Error on every rank
-// alike.
-Model build_model(MPI_Comm comm, Config &config, Job job, const StoredData *stored = nullptr,
+// The configuration a run computes with, from the user's (the defaults,
+// the INI file and the command line, or a restart's file): N, n and d of a
+// data file or of a run file's /data (`stored`), the integrators' types as
+// the options database chooses them (-depth_ts_type, -depth_ts_rk_type,
+// -train_ts_type for a training job), and every check across keys. What
+// the run builds from and /config records; nothing changes it after.
+// Collective: InputError on every rank alike.
+Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredData *stored = nullptr);
+
+// Builds the model of the resolved `config` for `job` collectively. Before
+// anything large is allocated, estimates the memory per rank (into
+// `estimate`, when given) and refuses a run that does not fit or whose
+// sizes overflow an index. Throws InputError / Error on every rank alike.
+Model build_model(MPI_Comm comm, const Config &config, Job job, const StoredData *stored = nullptr,
                   MemoryEstimate *estimate = nullptr);
 // The end of a command's set-up, after every input is checked and the
 // integrators have read their options, before anything is computed or
@@ -48,9 +55,12 @@ std::string describe_variant(const Config &config, const Model &model);
 // "4 ranks = 2 head ranks x 2 sequence groups" (or "2 ranks" on one group).
 std::string describe_grid(const ProcessGrid &grid);
 
-// Tests and benchmarks: a training (adjoint) or forward model of data.task.
+// Tests and benchmarks: a training (adjoint) or forward model of data.task,
+// `config` resolved in place.
 inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
-  return build_model(comm, config, adjoint ? Job::Train : Job::Forward);
+  const Job job = adjoint ? Job::Train : Job::Forward;
+  config = resolve_config(comm, config, job);
+  return build_model(comm, config, job);
 }
 
 } // namespace mft

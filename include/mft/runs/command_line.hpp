@@ -29,7 +29,8 @@ struct CommandOptions {
 // malformed number or invalid value, or an option the command does not take;
 // every value of the INI file is checked, also those the command line
 // overrides, and its errors name the file and line. Sets options->help when
-// --help was given (and then does not validate).
+// --help was given. The checks across keys come when the configuration is
+// resolved (resolve_config).
 Config parse_config(const std::vector<std::string> &args, CommandOptions *options = nullptr);
 
 // `mft COMMAND --help`: the command's usage, its options and the keys it

@@ -22,7 +22,7 @@ struct ForwardResult {
 // `dry_run`: every check, then the resolved configuration printed
 // (end_of_setup); nothing computed or written. Throws InputError / Error on
 // every rank alike.
-ForwardResult run_forward(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+ForwardResult run_forward(MPI_Comm comm, const Config &config, const RunInfo &info, std::ostream *log,
                           bool write = true, bool dry_run = false);
 
 } // namespace mft

@@ -23,7 +23,7 @@ struct NtkRunResult {
   CgfMargin population;           // with --cgf, families with a closed form
 };
 
-NtkRunResult run_ntk(MPI_Comm comm, Config config, const CommandOptions &options, const RunInfo &info,
+NtkRunResult run_ntk(MPI_Comm comm, const Config &config, const CommandOptions &options, const RunInfo &info,
                      std::ostream *log, bool write = true);
 
 } // namespace mft

@@ -28,8 +28,8 @@ std::string resume_target(MPI_Comm comm, const Config &config);
 
 // A restarted run must compute the same thing as the run that wrote the
 // file: InputError naming the first key (but restart_may_change keys) whose
-// value differs from the file's. Before the PETSc options are resolved
-// (`resolved` false) the TS types are not compared yet.
-void check_restart_config(const Config &config, const RunPoint &point, const std::string &path, bool resolved);
+// value in the resolved `config` (the integrators' types after the PETSc
+// options among them) differs from the file's.
+void check_restart_config(const Config &config, const RunPoint &point, const std::string &path);
 
 } // namespace mft

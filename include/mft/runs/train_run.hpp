@@ -31,7 +31,7 @@ struct TrainResult {
 // copy of it there. `options.resume`: the same for output.file when it
 // exists, else a new run. `options.dry_run`: every check, then the resolved
 // configuration printed (end_of_setup); nothing computed or written.
-TrainResult run_train(MPI_Comm comm, Config config, const RunInfo &info, std::ostream *log,
+TrainResult run_train(MPI_Comm comm, const Config &config, const RunInfo &info, std::ostream *log,
                       bool write = true, const CommandOptions &options = {});
 
 } // namespace mft

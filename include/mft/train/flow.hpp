@@ -6,7 +6,7 @@
 // gradient descent with step dtau and all ranks take the same steps.
 //
 // The same integrator runs `sgd` (Euler on step k's minibatch, from
-// StepGradient) and mean-field Langevin (train.temperature T > 0, Euler-
+// StepGradient; optimizers/sgd.cpp) and mean-field Langevin (train.temperature T > 0, Euler-
 // Maruyama): after the drift step, theta += sqrt(2 T dtau) xi (langevin.hpp).
 #include "mft/core/config.hpp"
 #include "mft/core/petsc_handle.hpp"
@@ -25,17 +25,29 @@ struct FlowContext {
   std::exception_ptr error;
 };
 
+// The training TS's type as the options database (-train_ts_type) chooses
+// it over train.ts_type: what the flow integrates with, and what a run's
+// resolved configuration records. InputError for a type that is not
+// explicit, or one other than Euler with a temperature.
+std::string resolve_training_ts(const TrainConfig &train);
+
 class GradientFlow : public Optimizer {
 public:
   // Throws InputError for a TS type that is not explicit (-train_ts_type),
-  // or one other than Euler with a temperature.
-  GradientFlow(StepGradient &gradient, const Config &config);
+  // one other than Euler with a temperature, or with `euler_only` (sgd: the
+  // flow's Euler step on minibatches).
+  GradientFlow(StepGradient &gradient, const Config &config, bool euler_only);
   GradientFlow(const GradientFlow &) = delete;
   GradientFlow &operator=(const GradientFlow &) = delete;
 
   void step(long long step, double *theta) override;
   std::string describe() const override;
   const std::string &ts_type() const { return ts_type_; }
+
+protected:
+  // `method` and the Langevin noise, for the run header.
+  std::string describe_as(const std::string &method) const;
+  const StepGradient &gradient() const { return *ctx_.gradient; }
 
 private:
   FlowContext ctx_;

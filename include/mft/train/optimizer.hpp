@@ -37,10 +37,15 @@ public:
   virtual OptimizerState state() { return {}; }
 };
 
-// The optimiser of config.train.method over `gradient`. Collective; throws
-// InputError for a method or integrator it cannot run. `config` is updated
-// with what was resolved (the training TS type after the options database).
-std::unique_ptr<Optimizer> make_optimizer(Config &config, StepGradient &gradient);
+// The optimiser of config.train.method (resolved: resolve_optimizer) over
+// `gradient`. Collective; throws InputError for a method or integrator it
+// cannot run.
+std::unique_ptr<Optimizer> make_optimizer(const Config &config, StepGradient &gradient);
+
+// What the method resolves of the training keys before a run starts (the
+// flow: train.ts_type as the options database chooses it); the resolved
+// configuration records it. InputError as make_optimizer.
+void resolve_optimizer(TrainConfig &train);
 
 // The names train.method accepts, in registry order.
 std::vector<std::string> optimizer_names();
@@ -53,10 +58,12 @@ struct OptimizerStateLayout {
 };
 OptimizerStateLayout optimizer_state_layout(const std::string &method);
 
-// A registered optimiser: how to build it and what state it keeps.
+// A registered optimiser: how to build it, what state it keeps, and what it
+// resolves of the training keys (null: nothing).
 struct OptimizerEntry {
-  std::unique_ptr<Optimizer> (*make)(Config &config, StepGradient &gradient);
+  std::unique_ptr<Optimizer> (*make)(const Config &config, StepGradient &gradient);
   OptimizerStateLayout state;
+  void (*resolve)(TrainConfig &train);
 };
 
 } // namespace mft

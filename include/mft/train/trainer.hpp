@@ -24,9 +24,9 @@ using StopCheck = std::function<bool(long long step)>;
 
 class Trainer {
 public:
-  // Builds the step gradient and the optimiser of `config` (updated with
-  // the resolved training TS type). Throws InputError as make_optimizer.
-  Trainer(Model &model, Config &config);
+  // Builds the step gradient and the optimiser of the resolved `config`.
+  // Throws InputError as make_optimizer.
+  Trainer(Model &model, const Config &config);
 
   void set_monitor(TrainMonitor monitor) { monitor_ = std::move(monitor); }
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }

@@ -64,10 +64,11 @@ private:
 } // namespace
 
 OptimizerEntry adam_optimizer() {
-  return {[](Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
+  return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
             return std::make_unique<Adam>(gradient, config.train);
           },
-          {true, kStateArrays}};
+          {true, kStateArrays},
+          nullptr};
 }
 
 } // namespace mft

@@ -7,12 +7,11 @@ namespace mft {
 MFT_OPTIMIZER(flow, kTrainingTs | kLangevin, "the gradient flow on all N sequences, integrated by train.ts_type")
 
 OptimizerEntry flow_optimizer() {
-  return {[](Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
-            auto flow = std::make_unique<GradientFlow>(gradient, config);
-            config.train.ts_type = flow->ts_type(); // as resolved by the options database
-            return flow;
+  return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
+            return std::make_unique<GradientFlow>(gradient, config, false);
           },
-          {}};
+          {},
+          [](TrainConfig &train) { train.ts_type = resolve_training_ts(train); }};
 }
 
 } // namespace mft

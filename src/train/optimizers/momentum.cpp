@@ -54,10 +54,11 @@ private:
 } // namespace
 
 OptimizerEntry momentum_optimizer() {
-  return {[](Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
+  return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
             return std::make_unique<Momentum>(gradient, config.train);
           },
-          {false, kStateArrays}};
+          {false, kStateArrays},
+          nullptr};
 }
 
 } // namespace mft
