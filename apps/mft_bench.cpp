@@ -10,7 +10,7 @@
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/petsc_session.hpp"
 #include "mft/core/blas.hpp"
@@ -174,45 +174,45 @@ int main(int argc, char **argv) {
          "--parallel.sequence_groups", std::to_string(groups),
          // unbounded weights grow like |x|^3 in depth: scores small enough to stay finite
          "--init.sigma_qk", mft::make_score_map(attention, false)->bounded() ? "0.5" : "0.2"});
-    mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
+    mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
     // This sequence group's block of the data (all of it on one group).
-    const mft::TokenData data = model.block_of(model.data);
+    const mft::TokenData data = problem.block_of(problem.data);
     std::vector<double> F(data.tokens.size()), X1(data.tokens.size());
     const double dgemm = dgemm_rate(MPI_COMM_WORLD);
 
     // Velocity evaluation: one slice's F_l(X), all-reduce included.
-    model.field->evaluate(0, data.tokens.data(), F.data()); // warm-up
+    problem.field->evaluate(0, data.tokens.data(), F.data()); // warm-up
     const long long evals = 20 * repeat;
-    const double t_eval = timed(evals, [&](long long r) { model.field->evaluate(r % L, data.tokens.data(), F.data()); });
+    const double t_eval = timed(evals, [&](long long r) { problem.field->evaluate(r % L, data.tokens.data(), F.data()); });
 
-    model.solver->solve(data.tokens.data(), X1.data()); // warm-up
-    const long long before = model.field->evaluations();
-    const double t_solve = timed(repeat, [&](long long) { model.solver->solve(data.tokens.data(), X1.data()); });
+    problem.solver->solve(data.tokens.data(), X1.data()); // warm-up
+    const long long before = problem.field->evaluations();
+    const double t_solve = timed(repeat, [&](long long) { problem.solver->solve(data.tokens.data(), X1.data()); });
     const double evals_per_solve =
-        static_cast<double>(model.field->evaluations() - before) / static_cast<double>(repeat);
+        static_cast<double>(problem.field->evaluations() - before) / static_cast<double>(repeat);
 
     // Training steps: explicit Euler in tau, one forward and one adjoint each.
-    mft::Trainer trainer(model, config);
+    mft::Trainer trainer(problem, config);
     std::vector<double> theta(static_cast<size_t>(trainer.gradient().local_size()));
-    model.particles->pack(theta.data());
+    problem.particles->pack(theta.data());
     // Warm-up: the first step reuses the velocity kept from this call, so it
     // stays out of the timing; every timed step then solves forward and adjoint.
     trainer.gradient().velocity(0, theta.data());
     trainer.run(theta.data(), 0, 1);
-    const long long before_steps = model.field->evaluations();
+    const long long before_steps = problem.field->evaluations();
     const double t_step = timed(1, [&](long long) { trainer.run(theta.data(), 1, 1 + train_steps); }) /
                           static_cast<double>(train_steps);
-    const double solves_per_step = static_cast<double>(model.field->evaluations() - before_steps) /
+    const double solves_per_step = static_cast<double>(problem.field->evaluations() - before_steps) /
                                    (evals_per_solve * static_cast<double>(train_steps));
     if (rank == 0 && std::abs(solves_per_step - 1.0) > 1e-9)
       std::fprintf(stderr, "mft-bench: warning: a timed training step made %.3f forward solves, not 1\n",
                    solves_per_step);
 
     // The NTK of every parameter (one forward and one adjoint solve per sequence).
-    const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(model, "all"); }) : 0.0;
+    const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(problem, "all"); }) : 0.0;
     // Every group's flops: each field counts its group's block of sequences.
-    double f_eval = model.field->model_flops();
-    model.grid->sum_across(&f_eval, 1);
+    double f_eval = problem.field->model_flops();
+    problem.grid->sum_across(&f_eval, 1);
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
@@ -226,9 +226,9 @@ int main(int argc, char **argv) {
       char title[256];
       std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %s",
                     N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
-                    mft::describe_grid(*model.grid).c_str());
+                    mft::describe_grid(*problem.grid).c_str());
       const Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
-                            model.solver->trajectory_bytes() / 1048576.0};
+                            problem.solver->trajectory_bytes() / 1048576.0};
       if (json)
         print_json(summary, phases, ntk);
       else

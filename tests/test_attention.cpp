@@ -29,9 +29,9 @@ TEST(Attention, FieldMatchesPlainReference) {
   const long long N = 3, n = 5, d = 4, d_h = 3, M = 7, L = 2;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 11);
   mft::Particles mine{
-      mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
   mine.heads.initialise(5, 0.7, 0.9);
-  mft::HeadParticles all(L, M, d_h, d, mft::HeadOwnership::block(M, 0, 1));
+  mft::HeadParticles all(L, M, d_h, d, mft::ParticleBlock::block(M, 0, 1));
   all.initialise(5, 0.7, 0.9);
 
   mft::DepthField field(MPI_COMM_WORLD, N, n, mine);
@@ -50,7 +50,7 @@ TEST(Attention, ParticlesChangedIsSeen) {
   const long long N = 2, n = 3, d = 2, d_h = 2, M = 3, L = 1;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 3);
   mft::Particles p{
-      mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
   p.heads.initialise(1, 0.5, 1.0);
   mft::DepthField field(MPI_COMM_WORLD, N, n, p);
   std::vector<double> F1(N * n * d), F2(N * n * d);
@@ -67,7 +67,7 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
   const long long N = 1, n = 3, d = 2, d_h = 2, M = 1, L = 1;
   mft::TokenData data{N, n, d, 1, {1, 0, -1, 0, 0, 1}, {0}};
   mft::Particles p{
-      mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
   const double c = std::sqrt(1000.0), V[4] = {0.3, -1.2, 0.7, 2.0};
   if (p.heads.own.count() == 1) {
     p.heads.Q() = {c, 0, 0, c};
@@ -149,9 +149,9 @@ TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
   // Weights that grow with the scores: smaller scores.
   const double sigma_qk = mft::make_score_map(attention, causal)->bounded() ? 0.5 : 0.3;
   mft::Particles mine{
-      mft::HeadParticles(L, M, d_h, d, mft::HeadOwnership::block(M, world_rank(), world_size())), {}};
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
   mine.heads.initialise(9, sigma_qk, 0.8);
-  mft::HeadParticles all(L, M, d_h, d, mft::HeadOwnership::block(M, 0, 1));
+  mft::HeadParticles all(L, M, d_h, d, mft::ParticleBlock::block(M, 0, 1));
   all.initialise(9, sigma_qk, 0.8);
   mft::FieldOptions options;
   options.attention = attention;

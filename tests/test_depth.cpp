@@ -4,7 +4,7 @@
 #include "mft/core/error.hpp"
 #include "mft/model/field.hpp"
 #include "mft/model/score_map.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/runs/command_line.hpp"
 #include "test_support.hpp"
 
@@ -68,7 +68,7 @@ mft::HeadParticles make_heads(long long L, long long M, long long d_h, long long
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  mft::HeadParticles p(L, M, d_h, d, mft::HeadOwnership::block(M, rank, size));
+  mft::HeadParticles p(L, M, d_h, d, mft::ParticleBlock::block(M, rank, size));
   p.initialise(seed, sigma_qk, sigma_v);
   return p;
 }
@@ -205,14 +205,14 @@ TEST(Depth, CausalMaskKeepsLaterTokensOut) {
                                             "--model.attention", attention, "--init.sigma_qk", sigma_qk,
                                             "--data.task", "gaussian", "--data.sequences", "4",
                                             "--data.tokens", "6"});
-    mft::Model model = mft::build_model(MPI_COMM_WORLD, config, false);
-    const mft::TokenData &data = model.data;
+    mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, false);
+    const mft::TokenData &data = problem.data;
     std::vector<double> X1(data.tokens.size()), Y1(data.tokens.size());
-    model.solver->solve(data.tokens.data(), X1.data());
+    problem.solver->solve(data.tokens.data(), X1.data());
     std::vector<double> changed = data.tokens;
     for (long long i = 0; i < data.N; ++i)
       for (long long k = 0; k < data.d; ++k) changed[((i + 1) * data.n - 1) * data.d + k] += 1.5 + k;
-    model.solver->solve(changed.data(), Y1.data());
+    problem.solver->solve(changed.data(), Y1.data());
     for (long long i = 0; i < data.N; ++i)
       for (long long j = 0; j < data.n; ++j)
         for (long long k = 0; k < data.d; ++k) {

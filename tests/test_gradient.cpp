@@ -2,7 +2,7 @@
 // central finite differences of R, and against backprop written plainly
 // through the same Runge-Kutta scheme. Runs on any number of ranks.
 #include "mft/runs/command_line.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/model/score_map.hpp"
 #include "mft/train/objective.hpp"
 #include "test_support.hpp"
@@ -55,9 +55,9 @@ mft::Config small_config(const std::string &readout, const std::string &ts, long
 }
 
 // R of the model's readout and loss at final tokens X1.
-double risk_at(const mft::Model &model, const std::vector<double> &X1) {
-  const mft::TokenData &data = model.data;
-  return model.loss->risk(model.readout->predict(data, X1.data()), data.targets, data.N, data.d_out,
+double risk_at(const mft::Problem &problem, const std::vector<double> &X1) {
+  const mft::TokenData &data = problem.data;
+  return problem.loss->risk(problem.readout->predict(data, X1.data()), data.targets, data.N, data.d_out,
                           nullptr);
 }
 
@@ -69,9 +69,9 @@ class FiniteDifferences : public testing::TestWithParam<std::tuple<std::string, 
 TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
   const auto [readout, activation, variant] = GetParam();
   mft::Config config = small_config(readout, "rk", 1, true, activation, variant);
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(model);
-  mft::Particles &p = *model.particles;
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+  mft::Objective objective(problem);
+  mft::Particles &p = *problem.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());
   const std::vector<double> g = objective.at(theta.data()).dR;
@@ -109,16 +109,16 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
 
   // One token coordinate of X(0) per sequence.
   objective.at(theta.data());
-  std::vector<double> X1(model.data.tokens.size());
-  for (long long seq = 0; seq < model.data.N; ++seq) {
-    const long long i = (seq * model.data.n + seq % model.data.n) * model.data.d + seq % model.data.d;
-    mft::TokenData shifted = model.data;
+  std::vector<double> X1(problem.data.tokens.size());
+  for (long long seq = 0; seq < problem.data.N; ++seq) {
+    const long long i = (seq * problem.data.n + seq % problem.data.n) * problem.data.d + seq % problem.data.d;
+    mft::TokenData shifted = problem.data;
     shifted.tokens[i] += h;
-    model.solver->solve(shifted.tokens.data(), X1.data());
-    const double Rp = risk_at(model, X1);
+    problem.solver->solve(shifted.tokens.data(), X1.data());
+    const double Rp = risk_at(problem, X1);
     shifted.tokens[i] -= 2 * h;
-    model.solver->solve(shifted.tokens.data(), X1.data());
-    const double Rm = risk_at(model, X1);
+    problem.solver->solve(shifted.tokens.data(), X1.data());
+    const double Rm = risk_at(problem, X1);
     const double fd = (Rp - Rm) / (2 * h);
     EXPECT_LE(std::fabs(fd - gx[i]), 1e-5 * std::fabs(gx[i]) + 1e-12)
         << "X(0) entry " << i << ": adjoint " << gx[i] << " vs finite differences " << fd;
@@ -283,15 +283,15 @@ class PlainBackprop
 TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   const auto [ts, k, readout, variant] = GetParam();
   mft::Config config = small_config(readout, ts, k, false, "gelu", variant);
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(model);
-  mft::Particles &p = *model.particles;
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+  mft::Objective objective(problem);
+  mft::Particles &p = *problem.particles;
   std::vector<double> theta(p.local_size());
   p.pack(theta.data());
   const mft::Gradient &state = objective.at(theta.data());
 
   mft::HeadParticles all(p.heads.L, p.heads.M, p.heads.d_h, p.heads.d,
-                         mft::HeadOwnership::block(p.heads.M, 0, 1));
+                         mft::ParticleBlock::block(p.heads.M, 0, 1));
   all.initialise(config.init.seed, config.init.sigma_qk, config.init.sigma_v);
   // Dormand-Prince has weights b_2 = b_7 = 0 (and is FSAL): the stages the
   // adjoint must weigh by -h rather than -h b_i.
@@ -312,7 +312,7 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
                                  4};
   std::vector<double> dQ, dK, dV, dX0;
   double risk = 0;
-  plain_backprop(all, model.data, tab, k, config, dQ, dK, dV, dX0, risk);
+  plain_backprop(all, problem.data, tab, k, config, dQ, dK, dV, dX0, risk);
   EXPECT_NEAR(state.risk, risk, 1e-13 * risk);
   EXPECT_LT(mft::test::relative_error(state.dX0, dX0), 1e-11);
 

@@ -5,7 +5,7 @@
 #include "mft/analysis/cgf.hpp"
 #include "mft/tasks/families.hpp"
 #include "mft/core/linalg.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/model/score_map.hpp"
 
@@ -40,13 +40,13 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   args.insert(args.end(), variant.begin(), variant.end());
   const bool vector = std::find(variant.begin(), variant.end(), "--readout.dim") != variant.end();
   mft::Config c = tiny(args, vector ? "gaussian" : "families");
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  const mft::NtkSpectrum K = mft::ntk_spectrum(model, part);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  const mft::NtkSpectrum K = mft::ntk_spectrum(problem, part);
   const long long N = K.N;
 
   // J by central differences of yhat, entry by entry of this rank's particles.
-  mft::Particles &p = *model.particles;
-  std::vector<double> theta(p.local_size()), X1(model.data.tokens.size());
+  mft::Particles &p = *problem.particles;
+  std::vector<double> theta(p.local_size()), X1(problem.data.tokens.size());
   p.pack(theta.data());
   long long begin = 0, end = p.local_size();
   if (part == "V") begin = p.offset("V"), end = p.offset("W1");
@@ -67,9 +67,9 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
       std::vector<double> shifted = theta;
       if (mine) shifted[begin + k] += sign * h;
       p.unpack(shifted.data());
-      model.field->particles_changed();
-      model.solver->solve(model.data.tokens.data(), X1.data());
-      const std::vector<double> y = model.readout->predict(model.data, X1.data());
+      problem.field->particles_changed();
+      problem.solver->solve(problem.data.tokens.data(), X1.data());
+      const std::vector<double> y = problem.readout->predict(problem.data, X1.data());
       ASSERT_EQ(static_cast<long long>(y.size()), N); // rows (i, k) of yhat
       for (long long i = 0; i < N; ++i) column[i] += sign * y[i] / (2 * h);
     }
@@ -117,8 +117,8 @@ TEST(Ntk, HasAMeanFieldLimit) {
                                        std::to_string(M), "--model.slices", "4", "--data.task",
                                        "families", "--families.kind", "mixture", "--data.sequences",
                                        "4", "--data.tokens", "32"});
-    mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-    return mft::ntk_spectrum(model, "V");
+    mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+    return mft::ntk_spectrum(problem, "V");
   };
   const mft::NtkSpectrum a = spectrum(128), b = spectrum(512);
   EXPECT_NEAR(a.lambda_min() / b.lambda_min(), 1.0, 0.2);

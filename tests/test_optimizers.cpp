@@ -3,7 +3,7 @@
 // Ornstein-Uhlenbeck limit. Runs on any number of ranks.
 #include "mft/core/error.hpp"
 #include "mft/core/rng.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/runs/command_line.hpp"
 #include "mft/runs/train_run.hpp"
 #include "mft/train/langevin.hpp"
@@ -113,8 +113,8 @@ class EveryOptimizer : public testing::TestWithParam<std::string> {};
 
 TEST_P(EveryOptimizer, KeepsTheStateItDeclares) {
   mft::Config c = method_config({"--train.method", GetParam()});
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::StepGradient gradient(model, c);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  mft::StepGradient gradient(problem, c);
   const std::unique_ptr<mft::Optimizer> optimizer = mft::make_optimizer(c, gradient);
   const mft::OptimizerStateLayout layout = mft::optimizer_state_layout(GetParam());
   const mft::OptimizerState state = optimizer->state();
@@ -125,7 +125,7 @@ TEST_P(EveryOptimizer, KeepsTheStateItDeclares) {
     EXPECT_EQ(static_cast<long long>(state.arrays[k].second->size()), gradient.local_size());
   }
   std::vector<double> theta(static_cast<size_t>(gradient.local_size())), before;
-  model.particles->pack(theta.data());
+  problem.particles->pack(theta.data());
   before = theta;
   optimizer->step(0, theta.data());
   double moved = 0;
@@ -157,11 +157,11 @@ TEST(Optimizers, AdamThreeStepsEqualAPlainImplementation) {
                                  "--train.beta1", "0.8", "--train.beta2", "0.95", "--train.eps", "1e-3"});
   const mft::TrainResult run = train(c);
 
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(model);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  mft::Objective objective(problem);
   std::vector<double> theta = initial_theta(c), m(theta.size(), 0.0), v(theta.size(), 0.0);
   for (int t = 1; t <= 3; ++t) {
-    const std::vector<double> G = plain_G(objective, *model.particles, theta, lambda);
+    const std::vector<double> G = plain_G(objective, *problem.particles, theta, lambda);
     for (size_t i = 0; i < theta.size(); ++i) {
       m[i] = beta1 * m[i] + (1 - beta1) * G[i];
       v[i] = beta2 * v[i] + (1 - beta2) * G[i] * G[i];
@@ -181,10 +181,10 @@ TEST(Optimizers, AdamsFirstStepIsTheBiasCorrectedSign) {
   mft::Config c = method_config({"--train.method", "adam", "--train.steps", "1", "--train.dtau", "0.05",
                                  "--train.beta1", "0.5", "--train.beta2", "0.6"});
   const mft::TrainResult run = train(c);
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(model);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  mft::Objective objective(problem);
   const std::vector<double> theta0 = initial_theta(c);
-  const std::vector<double> G = plain_G(objective, *model.particles, theta0, 0.2);
+  const std::vector<double> G = plain_G(objective, *problem.particles, theta0, 0.2);
   double longest = 0;
   for (size_t i = 0; i < theta0.size(); ++i) {
     const double step = run.theta_final[i] - theta0[i];

@@ -13,7 +13,7 @@ TEST(Ownership, BlocksCoverEveryHeadOnce) {
     for (int P : {1, 2, 3, 5}) {
       long long next = 0;
       for (int r = 0; r < P; ++r) {
-        const auto o = mft::HeadOwnership::block(M, r, P);
+        const auto o = mft::ParticleBlock::block(M, r, P);
         EXPECT_EQ(o.begin, next);
         EXPECT_GE(o.count(), M / P);
         EXPECT_LE(o.count(), M / P + 1);
@@ -21,14 +21,14 @@ TEST(Ownership, BlocksCoverEveryHeadOnce) {
       }
       EXPECT_EQ(next, M);
     }
-  EXPECT_EQ(mft::HeadOwnership::block(2, 2, 3).count(), 0); // a rank may own none
+  EXPECT_EQ(mft::ParticleBlock::block(2, 2, 3).count(), 0); // a rank may own none
 }
 
 TEST(Particles, SameHeadsOnAnyOwnershipAndWidth) {
   const long long L = 3, d_h = 2, d = 3;
-  mft::HeadParticles narrow(L, 4, d_h, d, mft::HeadOwnership::block(4, 0, 1));
-  mft::HeadParticles wide(L, 9, d_h, d, mft::HeadOwnership::block(9, 0, 1));
-  mft::HeadParticles block(L, 9, d_h, d, mft::HeadOwnership::block(9, 1, 2)); // heads 5..8
+  mft::HeadParticles narrow(L, 4, d_h, d, mft::ParticleBlock::block(4, 0, 1));
+  mft::HeadParticles wide(L, 9, d_h, d, mft::ParticleBlock::block(9, 0, 1));
+  mft::HeadParticles block(L, 9, d_h, d, mft::ParticleBlock::block(9, 1, 2)); // heads 5..8
   narrow.initialise(42, 0.3, 0.7);
   wide.initialise(42, 0.3, 0.7);
   block.initialise(42, 0.3, 0.7);
@@ -45,7 +45,7 @@ TEST(Particles, SameHeadsOnAnyOwnershipAndWidth) {
 }
 
 TEST(Particles, InitialLawHasTheConfiguredScales) {
-  mft::HeadParticles p(4, 500, 4, 4, mft::HeadOwnership::block(500, 0, 1));
+  mft::HeadParticles p(4, 500, 4, 4, mft::ParticleBlock::block(500, 0, 1));
   p.initialise(7, 0.5, 2.0);
   auto moments = [](const std::vector<double> &v) {
     double s = 0, s2 = 0;

@@ -3,7 +3,7 @@
 // rounding. Run with 3 ranks.
 #include "mft/runs/command_line.hpp"
 #include "mft/runs/forward_run.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/core/error.hpp"
 #include "mft/train/objective.hpp"
@@ -86,8 +86,8 @@ TEST(Ranks, NtkGramAgreesOnOneTwoThreeRanks) {
                                          "--data.sequences", "4", "--data.tokens", "6",
                                          "--model.mlp_particles", "2", "--model.mlp_width", "3",
                                          "--parallel.sequence_groups", std::to_string(groups)});
-      mft::Model model = mft::build_model(comm, c, true);
-      gram = mft::ntk_spectrum(model, "all").gram;
+      mft::Problem problem = mft::build_problem(comm, c, true);
+      gram = mft::ntk_spectrum(problem, "all").gram;
       MPI_Comm_free(&comm);
     }
     grams.push_back(gram);
@@ -110,10 +110,10 @@ TEST(Ranks, GroupsWithDifferentParticlesAreRefused) {
                                      "--data.sequences", "4", "--data.tokens", "3",
                                      "--parallel.sequence_groups", "2"});
   {
-    mft::Model model = mft::build_model(comm, c, true);
-    mft::Objective objective(model);
+    mft::Problem problem = mft::build_problem(comm, c, true);
+    mft::Objective objective(problem);
     std::vector<double> theta(static_cast<size_t>(objective.local_size()));
-    model.particles->pack(theta.data());
+    problem.particles->pack(theta.data());
     EXPECT_NO_THROW(objective.at(theta.data()));
     if (rank == 1) theta[0] += 1e-3;
     EXPECT_THROW(objective.at(theta.data()), mft::Error);

@@ -3,7 +3,7 @@
 // mean-field time scale. Runs on any number of ranks.
 #include "mft/runs/command_line.hpp"
 #include "mft/train/trainer.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/rng.hpp"
 #include "mft/runs/train_run.hpp"
@@ -40,11 +40,11 @@ TEST(Train, EulerStepIsGradientDescent) {
   mft::Config c = train_config({"--train.steps", "1", "--train.lambda", "0.2", "--model.mlp_particles",
                                 "4", "--model.mlp_width", "3"});
   const mft::TrainResult run = mft::run_train(MPI_COMM_WORLD, c, info(), nullptr, false);
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(model);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  mft::Objective objective(problem);
   const std::vector<double> theta0 = initial_theta(c);
   const std::vector<double> g = objective.at(theta0.data()).dR;
-  const mft::Particles &p = *model.particles;
+  const mft::Particles &p = *problem.particles;
   const double ML = 5.0 * 3.0, MfL = 4.0 * 3.0;
   for (size_t i = 0; i < theta0.size(); ++i) {
     const double scale = static_cast<long long>(i) < p.offset("W1") ? ML : MfL;
@@ -67,8 +67,8 @@ TEST(Train, WeightDecayShiftsTheStepByDtauLambdaTheta) {
 TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   // data.seed = init.seed and the same width: the teacher is the student.
   mft::Config c = train_config({"--data.seed", "1"});
-  mft::Model model = mft::build_model(MPI_COMM_WORLD, c, true);
-  mft::Objective objective(model);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, c, true);
+  mft::Objective objective(problem);
   std::vector<double> theta = initial_theta(c);
   const mft::Gradient &at_teacher = objective.at(theta.data());
   EXPECT_EQ(at_teacher.risk, 0.0);
@@ -83,7 +83,7 @@ TEST(Train, TeacherIsAGlobalMinimumAndAPerturbedStudentDescends) {
   for (double &v : theta) v += 0.05 * noise.normal();
   const double before = objective.at(theta.data()).risk;
   EXPECT_GT(before, 1e-6);
-  mft::Trainer trainer(model, c);
+  mft::Trainer trainer(problem, c);
   trainer.run(theta.data(), 0, 50);
   const double after = objective.at(theta.data()).risk;
   EXPECT_LT(after, before);

@@ -39,11 +39,11 @@ void check_ntk_part(const std::string &part, const Particles &particles) {
     throw InputError(key_error("ntk.part", part, "the model has no MLP particles (model.mlp_particles = 0)"));
 }
 
-NtkSpectrum ntk_spectrum(Model &model, const std::string &part) {
+NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {
   LogScope log(&LogEvents::ntk);
-  Particles &p = *model.particles;
+  Particles &p = *problem.particles;
   check_ntk_part(part, p);
-  const TokenData &data = model.data;
+  const TokenData &data = problem.data;
   // Rows (i, k): output k of sequence i.
   const long long d_out = data.d_out, N = data.N * d_out;
   const std::vector<Range> group = ranges(part, p);
@@ -56,11 +56,11 @@ NtkSpectrum ntk_spectrum(Model &model, const std::string &part) {
   // solver for one sequence, so the cost is linear in N: d_out forward and
   // adjoint solves of the data. A group computes the rows of its block of
   // sequences; the rows are then gathered across groups.
-  const ProcessGrid &grid = *model.grid;
+  const ProcessGrid &grid = *problem.grid;
   const MPI_Comm comm = grid.heads();
   const SequenceBlock block = grid.block(data.N);
-  DepthField field(comm, 1, data.n, p, model.field_options);
-  DepthSolver solver(field, model.depth_config, true);
+  DepthField field(comm, 1, data.n, p, problem.field_options);
+  DepthSolver solver(field, problem.depth_config, true);
   TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
                 std::vector<double>(static_cast<size_t>(d_out))};
   std::vector<double> J(static_cast<size_t>(block.count() * d_out * width)), X1(one.tokens.size()),
@@ -71,7 +71,7 @@ NtkSpectrum ntk_spectrum(Model &model, const std::string &part) {
       std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
       for (long long k = 0; k < d_out; ++k) {
         solver.solve(one.tokens.data(), X1.data());
-        model.readout->unit_cotangent(one, 0, k, a1.data());
+        problem.readout->unit_cotangent(one, 0, k, a1.data());
         solver.adjoint(a1.data(), nullptr, dtheta.data());
         double *row = J.data() + ((i - block.begin) * d_out + k) * width;
         for (const Range &r : group) {

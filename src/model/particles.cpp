@@ -8,9 +8,9 @@
 
 namespace mft {
 
-HeadOwnership HeadOwnership::block(long long M, int rank, int size) {
+ParticleBlock ParticleBlock::block(long long M, int rank, int size) {
   const long long q = M / size, r = M % size;
-  HeadOwnership o;
+  ParticleBlock o;
   o.M = M;
   o.begin = rank * q + (rank < r ? rank : r);
   o.end = o.begin + q + (rank < r ? 1 : 0);
@@ -18,7 +18,7 @@ HeadOwnership HeadOwnership::block(long long M, int rank, int size) {
 }
 
 ParticleSpecies::ParticleSpecies(std::string name, Species stream, long long L_, long long M_,
-                                 HeadOwnership own_, std::vector<ParticleMatrix> matrices)
+                                 ParticleBlock own_, std::vector<ParticleMatrix> matrices)
     : L(L_), M(M_), own(own_), name_(std::move(name)), stream_(stream),
       matrices_(std::move(matrices)) {
   for (const ParticleMatrix &m : matrices_)
@@ -43,13 +43,13 @@ void ParticleSpecies::initialise(std::uint64_t seed, const std::vector<double> &
 }
 
 HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
-                             HeadOwnership own_)
+                             ParticleBlock own_)
     : ParticleSpecies("heads", Species::Heads, L_, M_, own_,
                       {{"Q", d_h_, d_, "QK"}, {"K", d_h_, d_, "QK"}, {"V", d_, d_, "V"}}),
       d_h(d_h_), d(d_) {}
 
 NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, long long d_,
-                                 HeadOwnership own_)
+                                 ParticleBlock own_)
     : ParticleSpecies("neurons", Species::Neurons, L_, M_, own_,
                       {{"W1", d_f_, d_, "mlp"}, {"W2", d_, d_f_, "mlp"}}),
       d_f(d_f_), d(d_) {}
@@ -99,7 +99,7 @@ void Particles::unpack(const double *flat) {
 
 Particles particle_layout(const ModelConfig &m, long long heads, int rank, int ranks) {
   const auto share = [&](long long M) {
-    return ranks > 0 ? HeadOwnership::block(M, rank, ranks) : HeadOwnership{M, 0, 0};
+    return ranks > 0 ? ParticleBlock::block(M, rank, ranks) : ParticleBlock{M, 0, 0};
   };
   return Particles{HeadParticles(m.slices, heads, m.head_dim, m.d, share(heads)),
                    NeuronParticles(m.slices, m.mlp_particles, m.mlp_width, m.d, share(m.mlp_particles))};

@@ -1,7 +1,7 @@
 #include "mft/runs/forward_run.hpp"
 
 #include "mft/core/error.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/train/objective.hpp"
 
 #include <cstdio>
@@ -21,8 +21,8 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
     if (write) check_new_run_file(comm, config, info, {});
   });
   MemoryEstimate memory;
-  Model model = build_model(comm, config, Job::Forward, nullptr, &memory);
-  const TokenData &data = model.data;
+  Problem problem = build_problem(comm, config, Job::Forward, nullptr, &memory);
+  const TokenData &data = problem.data;
   std::ostringstream header;
   {
     char line[512];
@@ -30,10 +30,10 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
                   "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
                   "depth TS %s %s, %lld steps | %s\n",
                   data.N, data.n, data.d, config.model.heads, config.model.slices,
-                  config.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
-                  config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), model.solver->steps(),
-                  describe_grid(*model.grid).c_str());
-    header << line << "model: " << describe_variant(config, model) << "\n"
+                  config.model.head_dim, problem.particles->has_mlp() ? " + MLP" : "",
+                  config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), problem.solver->steps(),
+                  describe_grid(*problem.grid).c_str());
+    header << line << "model: " << describe_variant(config, problem) << "\n"
            << "memory: " << memory.summary() << "\n";
   }
   if (end_of_setup(config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
@@ -41,23 +41,23 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
 
   // This group's block of sequences; the predictions of all N.
   ForwardResult result;
-  const TokenData block = model.block_of(data);
+  const TokenData block = problem.block_of(data);
   result.tokens_final.resize(block.tokens.size());
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
   std::vector<double> mine;
   collectively(comm, [&] { // a group that diverges alone stops every group
-    model.solver->solve(block.tokens.data(), result.tokens_final.data());
-    mine = model.readout->predict(block, result.tokens_final.data());
+    problem.solver->solve(block.tokens.data(), result.tokens_final.data());
+    mine = problem.readout->predict(block, result.tokens_final.data());
   });
   result.seconds = MPI_Wtime() - t0;
-  result.predictions = model.grid->gather_rows(mine, data.N, data.d_out);
-  result.risk = model.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
-  const bool classifies = model.loss->classifies();
+  result.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
+  result.risk = problem.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
+  const bool classifies = problem.loss->classifies();
   const double train_accuracy =
       classifies ? accuracy(result.predictions, data.targets, data.N, data.d_out) : 0.0;
   Measure test;
-  if (model.test_solver) test = measure(model, *model.test_solver, model.test_data);
+  if (problem.test_solver) test = measure(problem, *problem.test_solver, problem.test_data);
 
   if (out) {
     char line[256];
@@ -67,9 +67,9 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
       std::snprintf(line, sizeof line, "accuracy = %.6f\n", train_accuracy);
       *out << line;
     }
-    if (model.test_solver) {
+    if (problem.test_solver) {
       std::snprintf(line, sizeof line, "test risk = %.17g (%lld held-out sequences)\n", test.risk,
-                    model.test_data.N);
+                    problem.test_data.N);
       *out << line;
       if (classifies) {
         std::snprintf(line, sizeof line, "test accuracy = %.6f\n", test.accuracy);
@@ -77,14 +77,14 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
       }
     }
     std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n",
-                  result.seconds, model.field->evaluations());
+                  result.seconds, problem.field->evaluations());
     *out << line << std::flush;
   }
 
   if (write) {
-    RunFile file(config.output.file, *model.grid, config, info, data, *model.particles, nullptr,
-                 &model.test_data);
-    file.append_snapshot(0, 0.0, *model.particles);
+    RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
+                 &problem.test_data);
+    file.append_snapshot(0, 0.0, *problem.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;

@@ -2,7 +2,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/tasks/families.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -36,7 +36,7 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   // --from: the run's configuration, data and snapshot; the command line
   // chooses only what mft ntk does with them. Every input is checked before
   // anything is computed or written.
-  RunPoint point;
+  RunFileSummary point;
   long long row = 0, snapshot_step = 0;
   double snapshot_tau = 0.0;
   Config merged = given_config;
@@ -64,43 +64,43 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
     if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
   MemoryEstimate memory;
-  Model model = build_model(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
+  Problem problem = build_problem(comm, config, Job::Ntk, options.from.empty() ? nullptr : &stored, &memory);
   collectively(comm, [&] {
-    check_ntk_part(config.ntk.part, *model.particles);
+    check_ntk_part(config.ntk.part, *problem.particles);
     if (!options.from.empty()) {
-      read_run_snapshot(options.from, "--from", row, *model.particles);
-      require_finite_snapshot(*model.particles, {}, "--from", options.from, snapshot_step);
-      model.field->particles_changed();
+      read_run_snapshot(options.from, "--from", row, *problem.particles);
+      require_finite_snapshot(*problem.particles, {}, "--from", options.from, snapshot_step);
+      problem.field->particles_changed();
     }
   });
 
   char line[400];
   std::snprintf(line, sizeof line,
                 "mft ntk: N=%lld n=%lld d=%lld task %s%s%s | M=%lld heads x L=%lld slices | part %s%s\n",
-                model.data.N, model.data.n, model.data.d, config.data.task.c_str(),
+                problem.data.N, problem.data.n, problem.data.d, config.data.task.c_str(),
                 config.data.task == "families" ? " " : "",
                 config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
                 config.model.slices, config.ntk.part.c_str(),
                 options.from.empty() ? " | initial particles"
                                      : (" | " + options.from + " step " + std::to_string(snapshot_step)).c_str());
-  const std::string header = std::string(line) + "model: " + describe_variant(config, model) + "\n" +
+  const std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
                              "memory: " + memory.summary() + "\n";
   if (end_of_setup(config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};
 
   NtkRunResult result;
-  result.spectrum = ntk_spectrum(model, config.ntk.part);
+  result.spectrum = ntk_spectrum(problem, config.ntk.part);
   const NtkSpectrum &K = result.spectrum;
   std::vector<double> points;
   if (options.cgf) {
     result.cgf = true;
     collectively(comm, [&] {
-      points = cgf_points(config.cgf.points, model.data.d, config.cgf.radius, config.data.seed);
-      result.empirical = empirical_cgf_margin(model.data, points, config.cgf.points);
+      points = cgf_points(config.cgf.points, problem.data.d, config.cgf.radius, config.data.seed);
+      result.empirical = empirical_cgf_margin(problem.data, points, config.cgf.points);
       if (config.data.task == "families" && has_population_cgf(config.families.kind)) {
         const std::vector<FamilyMember> members = family_members(config);
-        result.population = cgf_margin(points, config.cgf.points, model.data.d, model.data.N,
+        result.population = cgf_margin(points, config.cgf.points, problem.data.d, problem.data.N,
                                        [&](long long i, const double *z) {
-                                         return population_cgf(members[i], z, model.data.d);
+                                         return population_cgf(members[i], z, problem.data.d);
                                        });
         result.has_population = true;
       }
@@ -117,7 +117,7 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
     if (result.cgf) {
       std::snprintf(line, sizeof line,
                     "CGF margin (empirical, n=%lld tokens, %lld points in the ball of radius %g): %.6e\n",
-                    model.data.n, config.cgf.points, config.cgf.radius, result.empirical.margin);
+                    problem.data.n, config.cgf.points, config.cgf.radius, result.empirical.margin);
       *out << line;
       if (result.has_population) {
         std::snprintf(line, sizeof line, "CGF margin (population, closed-form Lambda): %.6e\n",
@@ -130,11 +130,11 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   }
 
   if (write) {
-    RunFile file(config.output.file, *model.grid, config, info, model.data, *model.particles, nullptr,
-                 &model.test_data);
-    file.append_snapshot(snapshot_step, snapshot_tau, *model.particles);
+    RunFile file(config.output.file, *problem.grid, config, info, problem.data, *problem.particles, nullptr,
+                 &problem.test_data);
+    file.append_snapshot(snapshot_step, snapshot_tau, *problem.particles);
     file.write_ntk({&K, config.ntk.part, snapshot_step, result.cgf ? &result.empirical : nullptr, &points,
-                    model.data.d, result.has_population ? &result.population : nullptr});
+                    problem.data.d, result.has_population ? &result.population : nullptr});
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

@@ -11,7 +11,7 @@ namespace {
 
 // The file's value of `key` as INI text: its /config entry, or the default
 // for a key added to the format after the file was written.
-std::string file_value(const RunPoint &point, const std::string &key, const std::string &path) {
+std::string file_value(const RunFileSummary &point, const std::string &key, const std::string &path) {
   const auto it = point.config.find(key);
   if (it != point.config.end()) return it->second;
   if (key_added_to_format(key)) return default_text(key);
@@ -28,7 +28,7 @@ Config restart_configuration(MPI_Comm comm, const Config &given_config, const st
                              const std::string &restart) {
   Config config;
   collectively(comm, [&] {
-    const RunPoint point = inspect_run_file(restart, "--restart", true);
+    const RunFileSummary point = inspect_run_file(restart, "--restart", true);
     config = config_from_text(point.config, "--restart " + restart);
     std::map<std::string, std::string> wanted;
     for (const ConfigEntry &e : config_entries(given_config))
@@ -67,7 +67,7 @@ std::string resume_target(MPI_Comm comm, const Config &config) {
   return exists ? config.output.file : std::string();
 }
 
-void check_restart_config(const Config &config, const RunPoint &point, const std::string &path) {
+void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path) {
   for (const ConfigEntry &e : config_entries(config)) {
     if (restart_may_change(e.key)) continue;
     const auto it = point.config.find(e.key);

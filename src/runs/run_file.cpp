@@ -256,7 +256,7 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
   return f;
 }
 
-void RunFile::continue_from(const RunPoint &point, const Config &config) {
+void RunFile::continue_from(const RunFileSummary &point, const Config &config) {
   // The only change a restart makes before its first step, after every check:
   // the rows past the last complete snapshot (of a run killed or stopped by a
   // full disk after it) are dropped from every dataset the run continues.

@@ -89,7 +89,7 @@ std::map<std::string, std::string> read_config_text(hid_t file) {
 
 } // namespace
 
-RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training) {
+RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training) {
   h5::Handle file = h5::open_input(path, key);
   const Checker check{file, key, path, training};
   const bool mft = H5Aexists(file, "format") > 0 &&
@@ -99,7 +99,7 @@ RunPoint inspect_run_file(const std::string &path, const std::string &key, bool 
   if (!h5::exists(file, "/config") || h5::object_type(file, "/config") != H5O_TYPE_GROUP)
     check.refuse("has no /config group");
 
-  RunPoint point;
+  RunFileSummary point;
   point.config = read_config_text(file);
   Config c;
   try {

@@ -3,7 +3,7 @@
 #include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 #include "mft/runs/progress_log.hpp"
 #include "mft/runs/restart_config.hpp"
 #include "mft/analysis/ntk.hpp"
@@ -40,20 +40,20 @@ std::string format_seconds(double s) {
   return text;
 }
 
-void print_header(std::ostream &out, const Config &c, const Model &model,
-                  const std::string &restart, const RunPoint &point, const MemoryEstimate &memory,
+void print_header(std::ostream &out, const Config &c, const Problem &problem,
+                  const std::string &restart, const RunFileSummary &point, const MemoryEstimate &memory,
                   const std::string &output, const std::string &method,
                   const std::vector<const HistoryColumn *> *columns) {
   char line[700];
   std::snprintf(line, sizeof line,
                 "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
                 " | depth TS %s %s, k=%lld | train %s, dtau=%g, %lld steps, lambda=%g | %s\n",
-                model.data.N, model.data.n, model.data.d, c.data.task.c_str(), c.model.heads,
-                c.model.slices, c.model.head_dim, model.particles->has_mlp() ? " + MLP" : "",
+                problem.data.N, problem.data.n, problem.data.d, c.data.task.c_str(), c.model.heads,
+                c.model.slices, c.model.head_dim, problem.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 (c.train.method == "flow" ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
-                c.train.steps, c.train.lambda, describe_grid(*model.grid).c_str());
-  out << line << "model: " << describe_variant(c, model) << "\n"
+                c.train.steps, c.train.lambda, describe_grid(*problem.grid).c_str());
+  out << line << "model: " << describe_variant(c, problem) << "\n"
       << "training: " << method << "\n"
       << "memory: " << memory.summary() << "\n"
       << "blas: " << blas_summary() << "\n";
@@ -73,7 +73,7 @@ class RowReporter {
 public:
   struct Setup {
     const Config &config;
-    Model &model;
+    Problem &problem;
     RunFile *file;
     ProgressLog &progress;
     std::ostream *out;
@@ -85,7 +85,7 @@ public:
 
   explicit RowReporter(const Setup &setup)
       : s_(setup), columns_(history_columns_of(setup.shape)), last_step_(setup.first) {
-    MPI_Barrier(s_.model.grid->world());
+    MPI_Barrier(s_.problem.grid->world());
     last_time_ = step_time_ = MPI_Wtime();
   }
   const std::vector<const HistoryColumn *> &columns() const { return columns_; }
@@ -114,7 +114,7 @@ public:
     // After the row: a snapshot on a row's step always has its row.
     if (s_.file && (step % c.output.snapshot_every == 0 || step == c.train.steps || s_.stop_reason) &&
         step != s_.file->last_snapshot_step())
-      s_.file->append_snapshot(step, tau, *s_.model.particles);
+      s_.file->append_snapshot(step, tau, *s_.problem.particles);
     // The first row at or after each multiple of train.print_every.
     const bool print_due = step / c.train.print_every > last_step_ / c.train.print_every;
     if (s_.out && state && (print_due || step == c.train.steps || s_.stop_reason || step == s_.first)) {
@@ -129,19 +129,19 @@ private:
   // Every column's value at this row (a resumed row's held-out measures and
   // kernel are in the file already).
   HistoryValues measures(long long step, double tau, const ParticleState &state, double now, bool resumed) {
-    Model &model = s_.model;
+    Problem &problem = s_.problem;
     HistoryValues row = {{"step", static_cast<double>(step)}, {"tau", tau}, {"risk", state.risk},
                          {"objective", state.objective}, {"grad_norm", state.grad_norm}, {"wall_time", now - t0_}};
     if (s_.shape.classifies) row["accuracy"] = state.accuracy;
     if (s_.shape.minibatches) row["batch_risk"] = state.batch_risk;
     if (s_.shape.held_out && !resumed) {
-      const Measure test = measure(model, *model.test_solver, model.test_data);
+      const Measure test = measure(problem, *problem.test_solver, problem.test_data);
       row["test_risk"] = test.risk;
       if (s_.shape.classifies) row["test_accuracy"] = test.accuracy;
     }
     if (s_.shape.ntk && step % s_.config.ntk.every == 0 && !resumed) {
       // The kernel at these particles; the solves leave the particles as they are.
-      const NtkSpectrum K = ntk_spectrum(model, "V");
+      const NtkSpectrum K = ntk_spectrum(problem, "V");
       row["ntk_lambda_min"] = K.lambda_min();
       row["ntk_lambda_max"] = K.lambda_max();
       if (s_.out) {
@@ -178,9 +178,9 @@ private:
 // The run file the training writes: `restart`'s (continued in place, or in
 // a copy at `output`), or a new one at `output` with its first snapshot;
 // none without `write`.
-std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, const RunInfo &info, Model &model,
+std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, const RunInfo &info, Problem &problem,
                                          Trainer &trainer, const HistoryShape &shape,
-                                         const std::string &restart, const RunPoint &point,
+                                         const std::string &restart, const RunFileSummary &point,
                                          const std::string &output, bool copy, bool write) {
   const OptimizerState state = trainer.optimizer().state();
   std::unique_ptr<RunFile> file;
@@ -199,17 +199,17 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
         }
         lock = std::move(copied.lock());
       });
-    file = RunFile::reopen(output, *model.grid, *model.particles, copy ? "output.file" : "--restart", std::move(lock));
-    file->keep_optimizer_state(state, *model.particles);
+    file = RunFile::reopen(output, *problem.grid, *problem.particles, copy ? "output.file" : "--restart", std::move(lock));
+    file->keep_optimizer_state(state, *problem.particles);
     file->continue_from(point, config);
   } else if (write) {
-    file = std::make_unique<RunFile>(output, *model.grid, config, info, model.data, *model.particles, &shape,
-                                     &model.test_data);
+    file = std::make_unique<RunFile>(output, *problem.grid, config, info, problem.data, *problem.particles, &shape,
+                                     &problem.test_data);
     file->annotate_history("method", trainer.optimizer().describe());
-    file->keep_optimizer_state(state, *model.particles);
+    file->keep_optimizer_state(state, *problem.particles);
     // The initial particles go to disk before any computation: every file
     // that exists is readable and restartable.
-    file->append_snapshot(0, 0.0, *model.particles);
+    file->append_snapshot(0, 0.0, *problem.particles);
   }
   return file;
 }
@@ -253,7 +253,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   // Every input is checked before anything is computed or written. A
   // restart continues its file in place, or a copy when output.file names
   // another file.
-  RunPoint point;
+  RunFileSummary point;
   if (!restart.empty())
     collectively(comm, [&] {
       if (rank == 0) check_no_other_writer("--restart", restart);
@@ -276,31 +276,31 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
                                          : "");
   });
   MemoryEstimate memory;
-  Model model = build_model(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
+  Problem problem = build_problem(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Trainer> trainer;
-  collectively(comm, [&] { trainer = std::make_unique<Trainer>(model, config); });
+  collectively(comm, [&] { trainer = std::make_unique<Trainer>(problem, config); });
   const OptimizerState optimizer_state = trainer->optimizer().state();
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {
-      read_run_snapshot(restart, "--restart", point.row, *model.particles, optimizer_state);
-      require_finite_snapshot(*model.particles, optimizer_state, "--restart", restart, point.step);
+      read_run_snapshot(restart, "--restart", point.row, *problem.particles, optimizer_state);
+      require_finite_snapshot(*problem.particles, optimizer_state, "--restart", restart, point.step);
     });
-  const HistoryShape shape{model.loss->classifies(), trainer->gradient().minibatches(), model.test_data.N > 0,
+  const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,
                            config.ntk.every > 0};
   const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
-  print_header(header, config, model, restart, point, memory, output, trainer->optimizer().describe(),
+  print_header(header, config, problem, restart, point, memory, output, trainer->optimizer().describe(),
                options.dry_run ? nullptr : &columns);
   if (end_of_setup(config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
   std::unique_ptr<ProgressLog> progress;
   collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
   progress->write("start", {{"step", static_cast<double>(point.step)}, {"steps", static_cast<double>(config.train.steps)},
-                            {"N", static_cast<double>(model.data.N)}, {"M", static_cast<double>(config.model.heads)},
+                            {"N", static_cast<double>(problem.data.N)}, {"M", static_cast<double>(config.model.heads)},
                             {"L", static_cast<double>(config.model.slices)}, {"ranks", static_cast<double>(info.ranks)}},
                   {{"command", "train"}, {"file", output}, {"restart", restart}, {"created", info.created},
                    {"method", trainer->optimizer().describe()}});
   std::unique_ptr<RunFile> file =
-      open_train_file(comm, config, info, model, *trainer, shape, restart, point, output, copy, write);
+      open_train_file(comm, config, info, problem, *trainer, shape, restart, point, output, copy, write);
   const long long steps = config.train.steps, first = point.step;
   if (out) *out << header.str() << std::flush;
 
@@ -310,7 +310,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   // history's schedule (a snapshot between rows); never written twice.
   const bool resumed_first =
       !restart.empty() && (point.has_history_row || first % config.output.history_every != 0);
-  RowReporter monitor({config, model, file.get(), *progress, out, shape, first, resumed_first, stop_reason});
+  RowReporter monitor({config, problem, file.get(), *progress, out, shape, first, resumed_first, stop_reason});
   monitor.start_clock(point.wall_time); // wall_time continues over restarts
   trainer->set_stop_check([&](long long) {
     // Every rank's signal flag and wall-time estimate, agreed by all.
@@ -328,7 +328,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
       [&](long long step, double tau, const ParticleState *state) { monitor(step, tau, state, result); });
 
   result.theta_final.resize(static_cast<size_t>(trainer->gradient().local_size()));
-  model.particles->pack(result.theta_final.data());
+  problem.particles->pack(result.theta_final.data());
   const double loop_start = MPI_Wtime();
   try {
     trainer->run(result.theta_final.data(), first, std::max(first, steps));

@@ -88,7 +88,7 @@ void GradientFlow::step(long long step, double *theta) {
   std::memcpy(theta, y, n * sizeof(double));
   MFT_PETSC(VecRestoreArrayRead(theta_, &y));
   if (temperature_ > 0)
-    add_langevin_noise(*ctx_.gradient->model().particles, seed_, step, std::sqrt(2 * temperature_ * dtau_),
+    add_langevin_noise(*ctx_.gradient->problem().particles, seed_, step, std::sqrt(2 * temperature_ * dtau_),
                        theta);
 }
 

@@ -10,11 +10,11 @@
 
 namespace mft {
 
-Objective::Objective(Model &model) : Objective(model, model.data, *model.field, *model.solver) {}
+Objective::Objective(Problem &problem) : Objective(problem, problem.data, *problem.field, *problem.solver) {}
 
-Objective::Objective(Model &model, const TokenData &data, DepthField &field, DepthSolver &solver)
-    : model_(model), data_(data), block_(model.block_of(data)), field_(field), solver_(solver) {
-  const auto p = static_cast<size_t>(model.particles->local_size());
+Objective::Objective(Problem &problem, const TokenData &data, DepthField &field, DepthSolver &solver)
+    : problem_(problem), data_(data), block_(problem.block_of(data)), field_(field), solver_(solver) {
+  const auto p = static_cast<size_t>(problem.particles->local_size());
   const auto x = block_.tokens.size();
   theta_.resize(p);
   state_.dR.resize(p);
@@ -26,13 +26,13 @@ Objective::Objective(Model &model, const TokenData &data, DepthField &field, Dep
 
 void Objective::data_changed() {
   valid_ = false;
-  block_ = model_.block_of(data_);
+  block_ = problem_.block_of(data_);
 }
 
 void Objective::check_finite(const std::vector<double> &values, const char *what) const {
   // The first non-finite entry over all ranks, coded as (matrix, slice,
   // particle) in flat-layout order, so the ranks agree on which to name.
-  const Particles &p = *model_.particles;
+  const Particles &p = *problem_.particles;
   std::vector<const ParticleMatrix *> matrix;
   std::vector<const ParticleSpecies *> owner;
   for (const ParticleSpecies *s : p.species())
@@ -66,7 +66,7 @@ void Objective::check_groups_agree() const {
   // The groups stay equal only if every all-reduce across them returns the
   // same bits on every rank (Open MPI's and MPICH's do; MPI does not
   // promise it): a hash of this rank's particles, compared across groups.
-  const ProcessGrid &grid = *model_.grid;
+  const ProcessGrid &grid = *problem_.grid;
   if (grid.groups() == 1) return;
   unsigned long long hash = 1469598103934665603ULL; // FNV-1a over 64-bit words
   for (const double v : theta_) {
@@ -87,34 +87,34 @@ void Objective::check_groups_agree() const {
 const Gradient &Objective::at(const double *theta) {
   // Every rank holds other particles: the ranks agree whether theta is new.
   int same = valid_ && std::memcmp(theta, theta_.data(), theta_.size() * sizeof(double)) == 0;
-  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, model_.grid->world());
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, problem_.grid->world());
   if (same) return state_;
   valid_ = false;
   std::memcpy(theta_.data(), theta, theta_.size() * sizeof(double));
   check_finite(theta_, "particle ");
   check_groups_agree();
 
-  Particles &p = *model_.particles;
+  Particles &p = *problem_.particles;
   p.unpack(theta);
-  model_.particles_changed();
-  if (&field_ != model_.field.get()) field_.particles_changed();
+  problem_.particles_changed();
+  if (&field_ != problem_.field.get()) field_.particles_changed();
   // This group's sequences forward; the predictions of all N (gathered), so
   // R, its cotangent G and the accuracy are those of one rank's run.
   const TokenData &data = data_;
-  const ProcessGrid &grid = *model_.grid;
+  const ProcessGrid &grid = *problem_.grid;
   // A group whose block diverges throws alone: the groups agree on that
   // before they meet in the gather (a group's ranks agree already).
   std::vector<double> mine;
   collectively(grid.world(), [&] {
     solver_.solve(block_.tokens.data(), X1_.data());
-    mine = model_.readout->predict(block_, X1_.data());
+    mine = problem_.readout->predict(block_, X1_.data());
   });
   const std::vector<double> yhat = grid.gather_rows(mine, data.N, data.d_out);
-  state_.risk = model_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
+  state_.risk = problem_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
   if (!std::isfinite(state_.risk)) throw DivergedError("the risk R is not finite");
-  state_.accuracy = model_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
+  state_.accuracy = problem_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
   const long long first = grid.block(data.N).begin;
-  model_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());
+  problem_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());
   collectively(grid.world(), [&] { solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data()); });
   // Each group's sequences' share of dR/dtheta, summed: one all-reduce.
   grid.sum_across(state_.dR.data(), static_cast<long long>(state_.dR.size()));
@@ -124,18 +124,18 @@ const Gradient &Objective::at(const double *theta) {
   return state_;
 }
 
-Measure measure(const Model &model, DepthSolver &solver, const TokenData &data) {
+Measure measure(const Problem &problem, DepthSolver &solver, const TokenData &data) {
   Measure out;
   if (data.N == 0) return out;
-  const TokenData block = model.block_of(data);
+  const TokenData block = problem.block_of(data);
   std::vector<double> X1(block.tokens.size()), mine;
-  collectively(model.grid->world(), [&] {
+  collectively(problem.grid->world(), [&] {
     solver.solve(block.tokens.data(), X1.data());
-    mine = model.readout->predict(block, X1.data());
+    mine = problem.readout->predict(block, X1.data());
   });
-  const std::vector<double> yhat = model.grid->gather_rows(mine, data.N, data.d_out);
-  out.risk = model.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
-  if (model.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
+  const std::vector<double> yhat = problem.grid->gather_rows(mine, data.N, data.d_out);
+  out.risk = problem.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
+  if (problem.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
   return out;
 }
 

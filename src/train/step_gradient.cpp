@@ -25,11 +25,11 @@ template <class Work> auto at_step(long long step, Work &&work) -> decltype(work
 
 } // namespace
 
-StepGradient::StepGradient(Model &model, const Config &config)
-    : model_(model), lambda_(config.train.lambda), seed_(config.init.seed), data_config_(config.data),
-      b_(config.train.batch > 0 ? config.train.batch : model.data.N), full_(model) {
+StepGradient::StepGradient(Problem &problem, const Config &config)
+    : problem_(problem), lambda_(config.train.lambda), seed_(config.init.seed), data_config_(config.data),
+      b_(config.train.batch > 0 ? config.train.batch : problem.data.N), full_(problem) {
   if (!minibatches()) return;
-  const TokenData &data = model.data;
+  const TokenData &data = problem.data;
   batch_data_.N = b_;
   batch_data_.n = data.n;
   batch_data_.d = data.d;
@@ -37,10 +37,10 @@ StepGradient::StepGradient(Model &model, const Config &config)
   batch_data_.tokens.resize(static_cast<size_t>(b_ * data.n * data.d));
   batch_data_.targets.resize(static_cast<size_t>(b_ * data.d_out));
   // Every rank draws the whole minibatch (small); its group solves its block.
-  batch_field_ = std::make_unique<DepthField>(model.heads_comm(), model.grid->block(b_).count(), data.n,
-                                              *model.particles, model.field_options);
-  batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, model.depth_config, true);
-  batch_ = std::make_unique<Objective>(model, batch_data_, *batch_field_, *batch_solver_);
+  batch_field_ = std::make_unique<DepthField>(problem.heads_comm(), problem.grid->block(b_).count(), data.n,
+                                              *problem.particles, problem.field_options);
+  batch_solver_ = std::make_unique<DepthSolver>(*batch_field_, problem.depth_config, true);
+  batch_ = std::make_unique<Objective>(problem, batch_data_, *batch_field_, *batch_solver_);
 }
 
 Objective &StepGradient::objective_of(long long step) {
@@ -53,7 +53,7 @@ Objective &StepGradient::objective_of(long long step) {
     batch_->data_changed();
     batch_step_ = step;
   } else if (step != batch_step_) {
-    const TokenData &data = model_.data;
+    const TokenData &data = problem_.data;
     const long long per_sequence = data.n * data.d;
     const std::vector<long long> rows = minibatch_of_step(seed_, step, data.N, b_);
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -71,7 +71,7 @@ const Velocity &StepGradient::velocity(long long step, const double *theta) {
     Objective &objective = objective_of(step);
     const Gradient &g = objective.at(theta);
     if (velocity_objective_ != &objective || velocity_of_ != objective.evaluations()) {
-      mean_field_velocity(comm(), *model_.particles, theta, g.dR, g.risk, lambda_, velocity_);
+      mean_field_velocity(comm(), *problem_.particles, theta, g.dR, g.risk, lambda_, velocity_);
       velocity_objective_ = &objective;
       velocity_of_ = objective.evaluations();
       velocity_gradient_ = &g;
@@ -82,7 +82,7 @@ const Velocity &StepGradient::velocity(long long step, const double *theta) {
 
 std::string StepGradient::describe_batches() const {
   if (data_config_.online) return std::to_string(b_) + " fresh sequences per step (data.online)";
-  return "minibatches of " + std::to_string(b_) + " of " + std::to_string(model_.data.N) + " sequences";
+  return "minibatches of " + std::to_string(b_) + " of " + std::to_string(problem_.data.N) + " sequences";
 }
 
 ParticleState StepGradient::row(long long step, const double *theta) {
@@ -99,7 +99,7 @@ ParticleState StepGradient::row(long long step, const double *theta) {
   }
   // The particles hold theta (the minibatch objective set them): the full
   // data's risk with a forward solve alone.
-  const Measure full = at_step(step, [&] { return measure(model_, *model_.solver, model_.data); });
+  const Measure full = at_step(step, [&] { return measure(problem_, *problem_.solver, problem_.data); });
   s.risk = full.risk;
   s.accuracy = full.accuracy;
   s.objective = std::fma(0.5 * lambda_, v.decay, full.risk);

@@ -2,8 +2,8 @@
 
 namespace mft {
 
-Trainer::Trainer(Model &model, const Config &config)
-    : gradient_(model, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau),
+Trainer::Trainer(Problem &problem, const Config &config)
+    : gradient_(problem, config), optimizer_(make_optimizer(config, gradient_)), dtau_(config.train.dtau),
       history_every_(config.output.history_every) {}
 
 long long Trainer::run(double *theta, long long first, long long last) {

@@ -13,10 +13,10 @@ int main(int argc, char **argv) {
   try {
     mft::Config config = mft::parse_config({"--model.heads", "4", "--model.slices", "2",
                                             "--data.sequences", "6", "--data.tokens", "5"});
-    mft::Model model = mft::build_model(MPI_COMM_WORLD, config, true);
-    mft::Objective objective(model);
+    mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+    mft::Objective objective(problem);
     std::vector<double> theta(static_cast<size_t>(objective.local_size()));
-    model.particles->pack(theta.data());
+    problem.particles->pack(theta.data());
     const mft::Gradient &g = objective.at(theta.data());
     double norm = 0.0;
     for (double v : g.dR) norm += v * v;

@@ -10,7 +10,7 @@
 // d yhat_ik/dX(1) (a solver for one sequence: the cost is linear in N);
 // each rank keeps its own particles' entries and the ranks' partial Grams
 // are summed by one all-reduce.
-#include "mft/train/model.hpp"
+#include "mft/train/problem.hpp"
 
 #include <mpi.h>
 #include <string>
@@ -31,6 +31,6 @@ struct NtkSpectrum {
 void check_ntk_part(const std::string &part, const Particles &particles);
 
 // K_part at the model's current particles. Collective on the model's grid.
-NtkSpectrum ntk_spectrum(Model &model, const std::string &part);
+NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part);
 
 } // namespace mft

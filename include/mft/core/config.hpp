@@ -208,7 +208,7 @@ std::vector<std::string> key_choices(const std::string &key);
 // the data's sizes, validate_sizes those that need d and N (readout
 // coordinates and weights, the minibatch size, the sequence groups), which a
 // data file or a run file may decide. A run's configuration is checked once,
-// when it is resolved (resolve_config, runs/build_model.hpp): the first part
+// when it is resolved (resolve_config, runs/build_problem.hpp): the first part
 // before the sizes are read, the second after.
 void validate_keys(const Config &config);
 void validate_sizes(const Config &config);

@@ -19,14 +19,15 @@
 
 namespace mft {
 
-// Rank r of P owns the contiguous block [begin, end) of particles in every
-// slice. M need not divide by P; a rank may own none.
-struct HeadOwnership {
+// The block of a species' M particles that a rank owns: rank r of P owns
+// the contiguous block [begin, end) in every slice (heads and neurons
+// alike). M need not divide by P; a rank may own none.
+struct ParticleBlock {
   long long M = 0;
   long long begin = 0;
   long long end = 0;
   long long count() const { return end - begin; }
-  static HeadOwnership block(long long M, int rank, int size);
+  static ParticleBlock block(long long M, int rank, int size);
 };
 
 // One matrix that every particle of a species holds.
@@ -43,7 +44,7 @@ struct ParticleMatrix {
 class ParticleSpecies {
 public:
   ParticleSpecies() = default;
-  ParticleSpecies(std::string name, Species stream, long long L, long long M, HeadOwnership own,
+  ParticleSpecies(std::string name, Species stream, long long L, long long M, ParticleBlock own,
                   std::vector<ParticleMatrix> matrices);
   ParticleSpecies(const ParticleSpecies &) = default;
   ParticleSpecies(ParticleSpecies &&) = default;
@@ -82,7 +83,7 @@ public:
   void initialise(std::uint64_t seed, const std::vector<double> &sigmas);
 
   long long L = 0, M = 0;
-  HeadOwnership own;
+  ParticleBlock own;
 
 private:
   std::string name_;
@@ -94,7 +95,7 @@ private:
 // Attention heads theta = (Q, K, V): Q, K in R^{d_h x d}, V in R^{d x d}.
 class HeadParticles : public ParticleSpecies {
 public:
-  HeadParticles(long long L, long long M, long long d_h, long long d, HeadOwnership own);
+  HeadParticles(long long L, long long M, long long d_h, long long d, ParticleBlock own);
   // Q, K entries N(0, sigma_qk^2), then V entries N(0, sigma_v^2).
   void initialise(std::uint64_t seed, double sigma_qk, double sigma_v) {
     ParticleSpecies::initialise(seed, {sigma_qk, sigma_qk, sigma_v});
@@ -125,7 +126,7 @@ public:
 class NeuronParticles : public ParticleSpecies {
 public:
   NeuronParticles() = default;
-  NeuronParticles(long long L, long long M, long long d_f, long long d, HeadOwnership own);
+  NeuronParticles(long long L, long long M, long long d_f, long long d, ParticleBlock own);
   // W1 entries N(0, sigma_1^2), then W2 entries N(0, sigma_2^2).
   void initialise(std::uint64_t seed, double sigma_1, double sigma_2) {
     ParticleSpecies::initialise(seed, {sigma_1, sigma_2});

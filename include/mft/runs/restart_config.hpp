@@ -30,6 +30,6 @@ std::string resume_target(MPI_Comm comm, const Config &config);
 // file: InputError naming the first key (but restart_may_change keys) whose
 // value in the resolved `config` (the integrators' types after the PETSc
 // options among them) differs from the file's.
-void check_restart_config(const Config &config, const RunPoint &point, const std::string &path);
+void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path);
 
 } // namespace mft

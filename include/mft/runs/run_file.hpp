@@ -57,7 +57,7 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv);
 
 // A run file as read, checked, by inspect_run_file: where a restart
 // continues (its last complete snapshot) and what the file holds.
-struct RunPoint {
+struct RunFileSummary {
   long long row = 0;        // row of /particles: the last complete snapshot
   long long step = 0;       // training step of that snapshot
   double tau = 0.0;
@@ -78,7 +78,7 @@ struct RunPoint {
 // /particles and /history against the file's own configuration. InputError
 // `key = path: why` (naming the dataset) for anything missing or malformed,
 // so that no rank enters a collective read of a file that another refused.
-RunPoint inspect_run_file(const std::string &path, const std::string &key, bool training);
+RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training);
 
 // Checks, on rank 0 of comm and inside `collectively`, that
 // config.output.file may become this run's new file (check_new_output)
@@ -147,7 +147,7 @@ public:
   // values of `config` for the keys a restart may change (restart_may_change)
   // where they differ from the file's, so that the next restart of the file
   // continues this one (its step count, its output.file, ...). Collective.
-  void continue_from(const RunPoint &point, const Config &config);
+  void continue_from(const RunFileSummary &point, const Config &config);
 
   ~RunFile();
   RunFile(const RunFile &) = delete;

@@ -2,7 +2,7 @@
 // The risk (MODEL.md §4, §10) and its gradient at given particles: one
 // forward and one adjoint solve in depth. What training does with them (the
 // flow of §6, weight decay) lives in velocity.hpp and flow.hpp.
-#include "mft/train/model.hpp"
+#include "mft/train/problem.hpp"
 
 #include <mpi.h>
 #include <vector>
@@ -22,14 +22,14 @@ struct Gradient {
 // group holds the same risk and the same dR.
 class Objective {
 public:
-  // The risk of the model's training data; `model` must have been built
-  // with the adjoint.
-  explicit Objective(Model &model);
+  // The risk of the problem's training data; `problem` must have been
+  // built with the adjoint.
+  explicit Objective(Problem &problem);
   // The risk of other sequences `data` (a minibatch; all of them on every
   // rank) over the same particles, with a field and an adjoint solver of
   // their own for this group's block of data.N sequences. The data may
   // change between calls: then call data_changed().
-  Objective(Model &model, const TokenData &data, DepthField &field, DepthSolver &solver);
+  Objective(Problem &problem, const TokenData &data, DepthField &field, DepthSolver &solver);
 
   // The gradient at the flat particles theta (this rank's share).
   // Kept for the last theta: asking again with the same values costs
@@ -43,16 +43,16 @@ public:
 
   long long local_size() const { return static_cast<long long>(theta_.size()); }
   long long evaluations() const { return evaluations_; }
-  Model &model() { return model_; }
+  Problem &problem() { return problem_; }
   // The ranks that share this group's particles.
-  MPI_Comm comm() const { return model_.heads_comm(); }
+  MPI_Comm comm() const { return problem_.heads_comm(); }
 
 private:
   void check_finite(const std::vector<double> &values, const char *what) const;
   // Every group holds the same particles (Error otherwise). Collective.
   void check_groups_agree() const;
 
-  Model &model_;
+  Problem &problem_;
   const TokenData &data_;
   TokenData block_; // this group's sequences of data_
   DepthField &field_;
@@ -71,6 +71,6 @@ struct Measure {
   double risk = 0.0;
   double accuracy = 0.0;
 };
-Measure measure(const Model &model, DepthSolver &solver, const TokenData &data);
+Measure measure(const Problem &problem, DepthSolver &solver, const TokenData &data);
 
 } // namespace mft

@@ -34,7 +34,7 @@ public:
   // adjoint solver for b sequences beside the model's (this group's block of
   // them). Minibatch streams: seed config.init.seed; online sequences:
   // data.seed.
-  StepGradient(Model &model, const Config &config);
+  StepGradient(Problem &problem, const Config &config);
   StepGradient(const StepGradient &) = delete;
   StepGradient &operator=(const StepGradient &) = delete;
 
@@ -48,18 +48,18 @@ public:
   ParticleState row(long long step, const double *theta);
 
   long long batch() const { return b_; }
-  bool minibatches() const { return data_config_.online || b_ < model_.data.N; }
+  bool minibatches() const { return data_config_.online || b_ < problem_.data.N; }
   // "minibatches of b of N sequences" or "b fresh sequences per step (data.online)".
   std::string describe_batches() const;
   long long local_size() const { return full_.local_size(); }
   // The ranks that share this group's particles (the training TS's communicator).
-  MPI_Comm comm() const { return model_.heads_comm(); }
-  Model &model() { return model_; }
+  MPI_Comm comm() const { return problem_.heads_comm(); }
+  Problem &problem() { return problem_; }
 
 private:
   Objective &objective_of(long long step);
 
-  Model &model_;
+  Problem &problem_;
   double lambda_;
   std::uint64_t seed_;
   DataConfig data_config_; // data.online: the task that draws each step's batch

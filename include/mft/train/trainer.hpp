@@ -26,7 +26,7 @@ class Trainer {
 public:
   // Builds the step gradient and the optimiser of the resolved `config`.
   // Throws InputError as make_optimizer.
-  Trainer(Model &model, const Config &config);
+  Trainer(Problem &problem, const Config &config);
 
   void set_monitor(TrainMonitor monitor) { monitor_ = std::move(monitor); }
   void set_stop_check(StopCheck check) { stop_check_ = std::move(check); }

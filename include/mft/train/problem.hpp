@@ -1,6 +1,7 @@
 #pragma once
-// A configured model on this rank: its data, particles, depth field, depth
-// solver and readout, as every command builds it (runs/build_model.hpp).
+// The configured problem on this rank: the model's particles with the data
+// they are trained on, its depth field and solver, readout and loss, as every
+// command builds it (runs/build_problem.hpp).
 #include "mft/core/process_grid.hpp"
 #include "mft/depth/depth.hpp"
 #include "mft/model/field.hpp"
@@ -13,7 +14,7 @@
 
 namespace mft {
 
-struct Model {
+struct Problem {
   // The ranks' grid (heads x sequence groups). First, so that its
   // communicators outlive the fields that use them.
   std::unique_ptr<ProcessGrid> grid;

@@ -1,11 +1,11 @@
 #pragma once
-// Builds the configured model on this rank (train/model.hpp), the same way
-// for every command: sizes and memory first, then data, particles, field,
-// depth solver and readout.
+// The configuration resolved once, and the problem built from it on this
+// rank (train/problem.hpp), the same way for every command: sizes and memory
+// first, then data, particles, field, depth solver and readout.
 #include "mft/core/config.hpp"
 #include "mft/runs/memory.hpp"
 #include "mft/runs/run_file.hpp"
-#include "mft/train/model.hpp"
+#include "mft/train/problem.hpp"
 
 #include <mpi.h>
 #include <memory>
@@ -31,11 +31,11 @@ struct StoredData {
 // Collective: InputError on every rank alike.
 Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredData *stored = nullptr);
 
-// Builds the model of the resolved `config` for `job` collectively. Before
+// Builds the problem of the resolved `config` for `job` collectively. Before
 // anything large is allocated, estimates the memory per rank (into
 // `estimate`, when given) and refuses a run that does not fit or whose
 // sizes overflow an index. Throws InputError / Error on every rank alike.
-Model build_model(MPI_Comm comm, const Config &config, Job job, const StoredData *stored = nullptr,
+Problem build_problem(MPI_Comm comm, const Config &config, Job job, const StoredData *stored = nullptr,
                   MemoryEstimate *estimate = nullptr);
 // The end of a command's set-up, after every input is checked and the
 // integrators have read their options, before anything is computed or
@@ -50,17 +50,17 @@ bool end_of_setup(const Config &config, const RunInfo &info, const std::string &
 // One line for the run headers: the variant of the model (score map, mask,
 // readout, loss) and the held-out data, e.g. "attention relu, causal |
 // readout mean, d_out 10 | loss cross-entropy | 359 held-out sequences".
-std::string describe_variant(const Config &config, const Model &model);
+std::string describe_variant(const Config &config, const Problem &problem);
 
 // "4 ranks = 2 head ranks x 2 sequence groups" (or "2 ranks" on one group).
 std::string describe_grid(const ProcessGrid &grid);
 
 // Tests and benchmarks: a training (adjoint) or forward model of data.task,
 // `config` resolved in place.
-inline Model build_model(MPI_Comm comm, Config &config, bool adjoint) {
+inline Problem build_problem(MPI_Comm comm, Config &config, bool adjoint) {
   const Job job = adjoint ? Job::Train : Job::Forward;
   config = resolve_config(comm, config, job);
-  return build_model(comm, config, job);
+  return build_problem(comm, config, job);
 }
 
 } // namespace mft

@@ -1,4 +1,4 @@
-#include "mft/runs/build_model.hpp"
+#include "mft/runs/build_problem.hpp"
 
 #include "mft/core/error.hpp"
 #include "mft/core/petsc_session.hpp"
@@ -54,12 +54,12 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
   return c;
 }
 
-Model build_model(MPI_Comm comm, const Config &config, Job job, const StoredData *stored,
+Problem build_problem(MPI_Comm comm, const Config &config, Job job, const StoredData *stored,
                   MemoryEstimate *estimate) {
   const MemoryLimit limit = memory_limit(comm, config);
-  Model model;
-  collectively(comm, [&] { model.grid = std::make_unique<ProcessGrid>(comm, config.parallel.sequence_groups); });
-  const ProcessGrid &grid = *model.grid;
+  Problem problem;
+  collectively(comm, [&] { problem.grid = std::make_unique<ProcessGrid>(comm, config.parallel.sequence_groups); });
+  const ProcessGrid &grid = *problem.grid;
   collectively(comm, [&] {
     // Before anything large: the memory the run needs. Held-out sequences
     // count with the training ones (tokens and states).
@@ -70,38 +70,38 @@ Model build_model(MPI_Comm comm, const Config &config, Job job, const StoredData
     if (estimate) *estimate = e;
 
     if (stored) {
-      model.data = read_run_data(stored->path, stored->key, config.model.d, config.readout.dim,
-                                 &model.test_data);
+      problem.data = read_run_data(stored->path, stored->key, config.model.d, config.readout.dim,
+                                 &problem.test_data);
     } else {
       TaskData task = make_task_data(config, comm);
-      model.data = std::move(task.train);
-      model.test_data = std::move(task.test);
+      problem.data = std::move(task.train);
+      problem.test_data = std::move(task.test);
     }
-    if (model.data.N != config.data.sequences || model.data.n != config.data.tokens ||
-        model.data.d != config.model.d || model.test_data.N != config.data.test_sequences)
-      throw Error("the data (N " + std::to_string(model.data.N) + ", n " + std::to_string(model.data.n) + ", d " +
-                  std::to_string(model.data.d) + ", held out " + std::to_string(model.test_data.N) +
+    if (problem.data.N != config.data.sequences || problem.data.n != config.data.tokens ||
+        problem.data.d != config.model.d || problem.test_data.N != config.data.test_sequences)
+      throw Error("the data (N " + std::to_string(problem.data.N) + ", n " + std::to_string(problem.data.n) + ", d " +
+                  std::to_string(problem.data.d) + ", held out " + std::to_string(problem.test_data.N) +
                   ") do not have the sizes of the resolved configuration");
     // Every group draws the same particles (streams keyed by seed, species, l, m).
-    model.particles = std::make_unique<Particles>(
+    problem.particles = std::make_unique<Particles>(
         make_particles(config, grid.heads(), config.init.seed, config.model.heads));
-    model.field_options = FieldOptions::of(config.model);
-    model.field = std::make_unique<DepthField>(grid.heads(), grid.block(model.data.N).count(), model.data.n,
-                                               *model.particles, model.field_options);
-    model.solver = std::make_unique<DepthSolver>(*model.field, config.depth, job != Job::Forward);
-    if (model.solver->ts_type() != config.depth.ts_type || model.solver->rk_type() != config.depth.rk_type)
-      throw Error("the depth TS runs " + model.solver->ts_type() + " " + model.solver->rk_type() +
+    problem.field_options = FieldOptions::of(config.model);
+    problem.field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.data.N).count(), problem.data.n,
+                                               *problem.particles, problem.field_options);
+    problem.solver = std::make_unique<DepthSolver>(*problem.field, config.depth, job != Job::Forward);
+    if (problem.solver->ts_type() != config.depth.ts_type || problem.solver->rk_type() != config.depth.rk_type)
+      throw Error("the depth TS runs " + problem.solver->ts_type() + " " + problem.solver->rk_type() +
                   ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
-    model.depth_config = config.depth;
-    model.readout = std::make_unique<Readout>(config);
-    model.loss = make_loss(config.loss.kind);
-    if (model.test_data.N > 0) {
-      model.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(model.test_data.N).count(),
-                                                      model.test_data.n, *model.particles, model.field_options);
-      model.test_solver = std::make_unique<DepthSolver>(*model.test_field, model.depth_config, false);
+    problem.depth_config = config.depth;
+    problem.readout = std::make_unique<Readout>(config);
+    problem.loss = make_loss(config.loss.kind);
+    if (problem.test_data.N > 0) {
+      problem.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.test_data.N).count(),
+                                                      problem.test_data.n, *problem.particles, problem.field_options);
+      problem.test_solver = std::make_unique<DepthSolver>(*problem.test_field, problem.depth_config, false);
     }
   });
-  return model;
+  return problem;
 }
 
 bool end_of_setup(const Config &config, const RunInfo &info, const std::string &command, const std::string &header,
@@ -127,10 +127,10 @@ std::string describe_grid(const ProcessGrid &grid) {
   return out;
 }
 
-std::string describe_variant(const Config &c, const Model &model) {
+std::string describe_variant(const Config &c, const Problem &problem) {
   std::string out = "attention " + c.model.attention + (c.model.causal ? ", causal" : "") + " | readout " +
                     c.readout.kind + ", d_out " + std::to_string(c.readout.dim) + " | loss " + c.loss.kind;
-  if (model.test_data.N > 0) out += " | " + std::to_string(model.test_data.N) + " held-out sequences";
+  if (problem.test_data.N > 0) out += " | " + std::to_string(problem.test_data.N) + " held-out sequences";
   return out;
 }
 
