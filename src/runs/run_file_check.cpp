@@ -89,17 +89,18 @@ std::map<std::string, std::string> read_config_text(hid_t file) {
 
 } // namespace
 
-RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training) {
-  h5::Handle file = h5::open_input(path, key);
-  const Checker check{file, key, path, training};
+namespace {
+
+// The format and /config: the file's configuration (every key a restart
+// compares must be there).
+Config check_header(hid_t file, const Checker &check, const std::string &path, bool training,
+                    RunFileSummary &point) {
   const bool mft = H5Aexists(file, "format") > 0 &&
                    h5::attribute_class(file, "format") == h5::AttributeClass::String &&
                    h5::read_string_attribute(file, "format") == "mft/1";
   if (!mft) check.refuse("not an mft/1 run file");
   if (!h5::exists(file, "/config") || h5::object_type(file, "/config") != H5O_TYPE_GROUP)
     check.refuse("has no /config group");
-
-  RunFileSummary point;
   point.config = read_config_text(file);
   Config c;
   try {
@@ -112,12 +113,15 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
     for (const ConfigEntry &e : config_entries(Config{}))
       if (!point.config.count(e.key) && !restart_may_change(e.key) && !key_added_to_format(e.key))
         check.refuse("/config has no key " + e.key);
-  const auto L = static_cast<hsize_t>(c.model.slices), d = static_cast<hsize_t>(c.model.d);
+  return c;
+}
 
+// /data: the tokens and targets (and the held-out ones) of the file's sizes.
+void check_data(const Checker &check, const Config &c, RunFileSummary &point) {
+  const auto d = static_cast<hsize_t>(c.model.d), d_out = static_cast<hsize_t>(c.readout.dim);
   const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, H5T_NO_CLASS,
                                     " for model.d = " + std::to_string(d));
   if (tokens.dims[0] == 0 || tokens.dims[1] == 0) check.refuse("/data/tokens is empty");
-  const auto d_out = static_cast<hsize_t>(c.readout.dim);
   check.dataset("/data/targets", {tokens.dims[0], d_out}, false, H5T_NO_CLASS,
                 " for readout.dim = " + std::to_string(d_out));
   point.N = static_cast<long long>(tokens.dims[0]);
@@ -129,25 +133,30 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
     check.dataset("/data/test_targets", {Nt, d_out}, false, H5T_NO_CLASS, held_out);
     point.N_test = c.data.test_sequences;
   }
+}
 
-  // Every /particles dataset grows by one row per snapshot; rows from
-  // /particles.complete on belong to a snapshot that was never completed.
-  // One dataset per matrix of every species of the configuration.
+// The shape of a species' matrix in /particles (or /optimizer): (*, L, M, rows, cols).
+std::vector<hsize_t> matrix_shape(const ParticleSpecies &s, const ParticleMatrix &m) {
+  return {kAny, static_cast<hsize_t>(s.L), static_cast<hsize_t>(s.M), static_cast<hsize_t>(m.rows),
+          static_cast<hsize_t>(m.cols)};
+}
+
+// /particles: one growing dataset per matrix of every species of the
+// configuration, a row per snapshot; rows from /particles.complete on belong
+// to a snapshot that was never completed. The snapshots' steps and times.
+void check_particles(hid_t file, const Checker &check, const Particles &layout, bool training,
+                     RunFileSummary &point) {
   const auto steps = check.dataset("/particles/step", {kAny}, true, H5T_INTEGER);
   const auto taus = check.dataset("/particles/tau", {kAny}, true, H5T_FLOAT);
-  const Particles layout = particle_layout(c.model, c.model.heads, 0, 0);
   std::vector<std::pair<std::string, h5::DatasetInfo>> matrices;
   for (const ParticleSpecies *s : layout.species())
     for (const ParticleMatrix &m : s->matrices()) {
       const std::string name = "/particles/" + m.name;
-      matrices.emplace_back(
-          name, check.dataset(name,
-                              {kAny, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows),
-                               static_cast<hsize_t>(m.cols)},
-                              true, H5T_FLOAT,
-                              " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
-                                  std::to_string(L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
-                                  std::to_string(m.cols)));
+      matrices.emplace_back(name, check.dataset(name, matrix_shape(*s, m), true, H5T_FLOAT,
+                                                " for " + std::to_string(s->M) + " " + s->name() +
+                                                    " per slice in model.slices = " + std::to_string(s->L) + ", each " +
+                                                    m.name + " " + std::to_string(m.rows) + " x " +
+                                                    std::to_string(m.cols)));
     }
   h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
   long long complete = -1;
@@ -160,8 +169,7 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
   } else {
     // A file from before the attribute: its datasets agree in length.
     complete = static_cast<long long>(steps.dims[0]);
-    for (const auto &[name, info] : matrices)
-      complete = std::min(complete, static_cast<long long>(info.dims[0]));
+    for (const auto &[name, info] : matrices) complete = std::min(complete, static_cast<long long>(info.dims[0]));
   }
   if (complete < 1) check.refuse("has no complete particle snapshot");
   const std::string snapshots_of = "complete snapshots (/particles.complete = " + std::to_string(complete) + ")";
@@ -180,30 +188,32 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
   }
   point.step = point.steps.back();
   point.tau = point.taus.back();
-  if (!training) return point;
+}
 
-  // /optimizer: the state of the file's method, a row for every complete
-  // snapshot (rows beyond them, from a run killed while writing one, are dropped).
+// /optimizer: the state of the file's method, a row for every complete
+// snapshot (rows beyond them, from a run killed while writing one, are dropped).
+void check_optimizer_state(const Checker &check, const Config &c, const Particles &layout,
+                           const RunFileSummary &point) {
   const OptimizerStateLayout state = optimizer_state_layout(c.train.method);
   const std::string for_method = ", for train.method = " + c.train.method;
   const auto state_rows = [&](const h5::DatasetInfo &info, const std::string &name) {
-    check.rows_at_least(info, name, complete, "complete snapshots" + for_method);
+    check.rows_at_least(info, name, point.snapshots, "complete snapshots" + for_method);
   };
-  if (state.counter)
-    state_rows(check.dataset("/optimizer/t", {kAny}, true, H5T_INTEGER, for_method), "/optimizer/t");
+  if (state.counter) state_rows(check.dataset("/optimizer/t", {kAny}, true, H5T_INTEGER, for_method), "/optimizer/t");
   for (const std::string &array : state.arrays)
     for (const ParticleSpecies *s : layout.species())
       for (const ParticleMatrix &m : s->matrices()) {
         const std::string name = "/optimizer/" + array + "_" + m.name;
-        state_rows(check.dataset(name,
-                                 {kAny, L, static_cast<hsize_t>(s->M), static_cast<hsize_t>(m.rows),
-                                  static_cast<hsize_t>(m.cols)},
-                                 true, H5T_FLOAT, " (like /particles/" + m.name + ")" + for_method),
+        state_rows(check.dataset(name, matrix_shape(*s, m), true, H5T_FLOAT,
+                                 " (like /particles/" + m.name + ")" + for_method),
                    name);
       }
+}
 
-  // /history: one row per recorded step; /history.complete rows of every column are
-  // complete (a file from before the attribute: columns of equal length).
+// /history: one row per recorded step; /history.complete rows of every
+// column are complete (a file from before the attribute: columns of equal
+// length). Where the restart's history continues.
+void check_history(hid_t file, const Checker &check, const Config &c, RunFileSummary &point) {
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
   const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
   h5::Handle history_group(H5Gopen2(file, "history", H5P_DEFAULT));
@@ -241,6 +251,21 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
   if (!point.has_history_row && point.row > 0 && point.step % every == 0)
     check.refuse("/history does not reach the last snapshot (step " + std::to_string(point.step) + ")");
   if (keep > 0) point.wall_time = check.values("/history/wall_time")[keep - 1];
+}
+
+} // namespace
+
+RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training) {
+  h5::Handle file = h5::open_input(path, key);
+  const Checker check{file, key, path, training};
+  RunFileSummary point;
+  const Config c = check_header(file, check, path, training, point);
+  check_data(check, c, point);
+  const Particles layout = particle_layout(c.model, c.model.heads, 0, 0); // shapes only
+  check_particles(file, check, layout, training, point);
+  if (!training) return point;
+  check_optimizer_state(check, c, layout, point);
+  check_history(file, check, c, point);
   return point;
 }
 

@@ -239,6 +239,47 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
   out << std::flush;
 }
 
+// Where a run starts: a new run, or the file it continues (a restart, in
+// place or in a copy at output.file), with its resolved configuration; every
+// input checked before anything is computed or written.
+struct TrainStart {
+  std::string restart, output;
+  bool copy = false;
+  RunFileSummary point;
+  StoredData stored;
+  Config config;
+};
+
+TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info, const CommandOptions &options,
+                         bool write) {
+  const int rank = rank_of(comm);
+  TrainStart start;
+  start.restart = options.resume ? resume_target(comm, given) : options.restart;
+  const std::string &restart = start.restart;
+  if (!restart.empty())
+    collectively(comm, [&] {
+      if (rank == 0) check_no_other_writer("--restart", restart);
+      start.point = inspect_run_file(restart, "--restart", true);
+    });
+  start.stored = {"--restart", restart, start.point.N, start.point.n, start.point.N_test};
+  start.config = restart.empty() ? resolve_config(comm, given, Job::Train)
+                                 : resolve_config(comm, restart_configuration(comm, given, options.given, restart),
+                                                  Job::Train, &start.stored);
+  const Config &config = start.config;
+  start.copy = !restart.empty() && options.given.count("output.file") > 0 && !same_file(config.output.file, restart);
+  start.output = restart.empty() || start.copy ? config.output.file : restart;
+  collectively(comm, [&] {
+    if (!restart.empty()) check_restart_config(config, start.point, restart);
+    if (write && rank == 0) check_progress_log(config.output.log, start.output);
+    if (write && (restart.empty() || start.copy))
+      check_new_run_file(comm, config, info, {{"--restart", restart}},
+                         restart.empty() ? "continue its run with mft train --restart " + config.output.file +
+                                               " (or add --resume)"
+                                         : "");
+  });
+  return start;
+}
+
 } // namespace
 
 TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
@@ -247,34 +288,12 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   std::ostream *out = rank == 0 ? log : nullptr;
   install_stop_handlers();
   const double started = MPI_Wtime(); // train.max_walltime counts from this start of the run
-  const std::string restart = options.resume ? resume_target(comm, given_config) : options.restart;
-  const bool output_given = options.given.count("output.file") > 0;
-
-  // Every input is checked before anything is computed or written. A
-  // restart continues its file in place, or a copy when output.file names
-  // another file.
-  RunFileSummary point;
-  if (!restart.empty())
-    collectively(comm, [&] {
-      if (rank == 0) check_no_other_writer("--restart", restart);
-      point = inspect_run_file(restart, "--restart", true);
-    });
-  const StoredData stored{"--restart", restart, point.N, point.n, point.N_test};
-  const Config config = restart.empty()
-                            ? resolve_config(comm, given_config, Job::Train)
-                            : resolve_config(comm, restart_configuration(comm, given_config, options.given, restart),
-                                             Job::Train, &stored);
-  const bool copy = !restart.empty() && output_given && !same_file(config.output.file, restart);
-  const std::string output = restart.empty() || copy ? config.output.file : restart;
-  collectively(comm, [&] {
-    if (!restart.empty()) check_restart_config(config, point, restart);
-    if (write && rank == 0) check_progress_log(config.output.log, output);
-    if (write && (restart.empty() || copy))
-      check_new_run_file(comm, config, info, {{"--restart", restart}},
-                         restart.empty() ? "continue its run with mft train --restart " + config.output.file +
-                                               " (or add --resume)"
-                                         : "");
-  });
+  const TrainStart start = prepare_train(comm, given_config, info, options, write);
+  const Config &config = start.config;
+  const std::string &restart = start.restart, &output = start.output;
+  const RunFileSummary &point = start.point;
+  const StoredData &stored = start.stored;
+  const bool copy = start.copy;
   MemoryEstimate memory;
   Problem problem = build_problem(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
   std::unique_ptr<Trainer> trainer;
