@@ -1,7 +1,8 @@
 # Registries built from folders, as LAMMPS builds its style headers: every
-# src/<layer>/<folder>/*.cpp is one entry of a registry (a score map, an
-# optimiser). At the start of a line it holds its one registration line
-# MACRO(name, ...), named as the file, and a line
+# src/<layer>/<folder>/*.cpp is one entry of a registry (a score map, a
+# loss, an optimiser). At the start of a line it holds its one registration
+# line MACRO(id, ...), the id named as the file (an entry whose name is not
+# an identifier gives it as a string after the id), and a line
 # MFT_KEY(key, type, default, check, "help") for each configuration key it
 # owns (in the registry's section of the configuration). The build copies
 # those lines into
@@ -56,4 +57,7 @@ function(mft_registry layer folder macro)
 endfunction()
 
 mft_registry(model score_maps MFT_SCORE_MAP)
+mft_registry(model losses MFT_LOSS)
+mft_registry(model readouts MFT_READOUT)
+mft_registry(tasks data_tasks MFT_TASK)
 mft_registry(train optimizers MFT_OPTIMIZER)

@@ -243,12 +243,12 @@ def main():
     hist = run.history
     if hist is not None:
         ok &= compare_risk("R(theta_0)", R0, hist, "risk")
-        if "accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
+        if "accuracy" in hist or ref.classifies(cfg):
             ok &= compare_accuracy("accuracy(theta_0)", acc0, hist, "accuracy")
         if run.test_tokens is not None:
             Rt, acct = ref.evaluate(run.test_tokens, run.test_targets, th0, cfg)
             ok &= compare_risk("test R(theta_0)", Rt, hist, "test_risk")
-            if "test_accuracy" in hist or ref.loss_kind(cfg) == "cross-entropy":
+            if "test_accuracy" in hist or ref.classifies(cfg):
                 ok &= compare_accuracy("test accuracy(theta_0)", acct, hist, "test_accuracy")
 
     for label, grad, theta in steps:

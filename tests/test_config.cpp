@@ -1,11 +1,13 @@
 // Configuration: defaults, INI file, command-line precedence, and errors that
 // name the key and the value.
+#include "mft/runs/build_problem.hpp"
 #include "mft/runs/command_line.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/ini.hpp"
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <cstdio>
 #include <fstream>
@@ -23,11 +25,11 @@ std::string temp_ini(const std::string &text) {
   return name;
 }
 
-// The InputError message of parse_config(args) and the checks across keys
-// (those resolve_config makes), or "" if it passed.
+// The InputError message of parse_config(args) and of its resolution (the
+// checks across keys, the task's), or "" if it passed.
 std::string error_of(const std::vector<std::string> &args) {
   try {
-    mft::validate(mft::parse_config(args));
+    mft::resolve_config(MPI_COMM_WORLD, mft::parse_config(args), mft::Job::Forward);
   } catch (const mft::InputError &e) {
     return e.what();
   }

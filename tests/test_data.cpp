@@ -1,5 +1,6 @@
 // The built-in data generators and their targets.
 #include "mft/tasks/data.hpp"
+#include "mft/tasks/task.hpp"
 
 #include <gtest/gtest.h>
 
@@ -87,17 +88,26 @@ TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
   cfg.test_seed = 7; // the same number: the streams still differ by species
   const long long d = 4, per = cfg.tokens * d;
   cfg.test_sequences = 4;
+  // The task's training sequences (and held-out ones into `test`).
+  const auto make_data = [&](mft::TokenData *test) {
+    mft::Config c;
+    c.data = cfg;
+    c.model.d = d;
+    mft::TaskData task = mft::make_task_data(c, MPI_COMM_WORLD);
+    if (test) *test = task.test;
+    return task.train;
+  };
   mft::TokenData test_small, test_big, test2;
   cfg.sequences = 3;
-  const mft::TokenData small = mft::make_data(cfg, d, 1, &test_small);
+  const mft::TokenData small = make_data(&test_small);
   cfg.sequences = 9;
-  const mft::TokenData big = mft::make_data(cfg, d, 1, &test_big);
+  const mft::TokenData big = make_data(&test_big);
   // The held-out set does not depend on N, nor the training set on N_test.
   EXPECT_EQ(test_small.tokens, test_big.tokens);
   EXPECT_EQ(test_small.targets, test_big.targets);
   EXPECT_TRUE(std::equal(small.tokens.begin(), small.tokens.end(), big.tokens.begin()));
   cfg.test_sequences = 2;
-  EXPECT_EQ(mft::make_data(cfg, d, 1, &test2).tokens, big.tokens);
+  EXPECT_EQ(make_data(&test2).tokens, big.tokens);
   EXPECT_TRUE(std::equal(test2.tokens.begin(), test2.tokens.end(), test_big.tokens.begin()));
   const mft::TokenData &test4 = test_big;
   // Online batches: the same for the same step, another for another step,
@@ -120,7 +130,7 @@ TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
   // on the online data: y = U mean_j x_j, linear in the tokens.
   cfg.task = "gaussian";
   const mft::TokenData g = mft::online_batch(cfg, d, 1, 2, 40);
-  const mft::TokenData train = mft::make_data(cfg, d, 1);
+  const mft::TokenData train = make_data(nullptr);
   std::vector<std::vector<double>> A;
   for (long long i = 0; i < g.N; ++i) {
     std::vector<double> mean(d, 0.0);

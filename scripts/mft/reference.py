@@ -189,11 +189,23 @@ def forward(X0, particles, config):
     return X
 
 
+# The readouts of MODEL.md §10, one entry each: yhat (N, d_out) from the
+# final tokens X1 (N, n, d), the first coordinate c and the matrix W.
+READOUTS = {
+    # coordinates c..c+d_out-1 of the last token
+    "query": lambda X1, c, W: np.array(X1[:, -1, c:c + W.shape[0]]),
+    # W times the mean token
+    "mean": lambda X1, c, W: X1.mean(axis=1) @ W.T,
+}
+# The readouts whose W is readout.weights (the others read coordinates).
+WEIGHTED_READOUTS = ("mean",)
+
+
 def readout(config, d):
     """(kind, d_out, c, W) of a configuration for token dimension d. W is the
-    (d_out, d) matrix of the mean readout: readout.weights, row-major (old files
-    give a vector of length d), or rows e_c..e_{c+d_out-1} when it is absent.
-    The query readout ignores readout.weights."""
+    (d_out, d) matrix of a weighted readout: readout.weights, row-major (old
+    files give a vector of length d), or rows e_c..e_{c+d_out-1} when it is
+    absent. The other readouts ignore readout.weights."""
     kind = str(config.get("readout.kind", "query"))
     d_out = int(config.get("readout.dim", 1))
     c = int(config.get("readout.coord", d - d_out))
@@ -201,11 +213,11 @@ def readout(config, d):
         c += d - d_out + 1  # the block of d_out coordinates ends that far from the end
     if d_out < 1 or not 0 <= c <= d - d_out:
         raise ValueError(f"readout.dim {d_out} and readout.coord {c} do not fit d = {d}")
-    if kind not in ("query", "mean"):
-        raise ValueError(f"unknown readout.kind {kind!r}")
+    if kind not in READOUTS:
+        raise ValueError(f"unknown readout.kind {kind!r}: the reference knows {', '.join(READOUTS)}")
     W = np.eye(d)[c:c + d_out]
     weights = config.get("readout.weights")
-    if kind == "mean" and weights is not None and np.size(weights) > 0:
+    if kind in WEIGHTED_READOUTS and weights is not None and np.size(weights) > 0:
         if np.size(weights) != d_out * d:
             raise ValueError(f"readout.weights has {np.size(weights)} values, not d_out d = {d_out * d}")
         W = np.asarray(weights, dtype=float).reshape(d_out, d)
@@ -213,12 +225,9 @@ def readout(config, d):
 
 
 def predict(X1, config):
-    """yhat (N, d_out): query: coordinates c..c+d_out-1 of the last token;
-    mean: W times the mean token."""
+    """yhat (N, d_out) by the configuration's readout (READOUTS)."""
     kind, d_out, c, W = readout(config, X1.shape[-1])
-    if kind == "query":
-        return np.array(X1[:, -1, c:c + d_out])
-    return X1.mean(axis=1) @ W.T
+    return READOUTS[kind](X1, c, W)
 
 
 def as_targets(targets, d_out=None):
@@ -236,16 +245,35 @@ def logsumexp(z):
     return top + np.log(np.exp(z - top[:, None]).sum(axis=1))
 
 
+def _softmax_rows(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+# The losses of MODEL.md §4 and §10, one entry each: (R, N dR/dyhat) of
+# yhat (N, d_out) against targets y (N, d_out), each summed over the rows,
+# and whether it is a classifier's (its runs report accuracy).
+LOSSES = {
+    # (1/2) |yhat_i - y_i|^2
+    "squared": (lambda yhat, y: 0.5 * np.sum((yhat - y) ** 2), lambda yhat, y: yhat - y, False),
+    # logsumexp_c yhat_ic - sum_c y_ic yhat_ic
+    "cross-entropy": (lambda yhat, y: np.sum(logsumexp(yhat) - np.sum(y * yhat, axis=1)),
+                      lambda yhat, y: _softmax_rows(yhat) - y, True),
+}
+
+
+def classifies(config):
+    """Whether the configuration's loss is a classifier's."""
+    return LOSSES[loss_kind(config)][2]
+
+
 def loss(yhat, targets, kind="squared"):
-    """R of predictions yhat (N, d_out) against targets (N, d_out):
-    squared (1/(2N)) sum_i |yhat_i - y_i|^2, or cross-entropy
-    (1/N) sum_i [logsumexp_c yhat_ic - sum_c y_ic yhat_ic]."""
+    """R of predictions yhat (N, d_out) against targets (N, d_out): the loss
+    `kind` of LOSSES averaged over the N rows."""
     y = as_targets(targets, yhat.shape[1])
-    if kind == "squared":
-        return 0.5 * np.sum((yhat - y) ** 2) / y.shape[0]
-    if kind == "cross-entropy":
-        return np.sum(logsumexp(yhat) - np.sum(y * yhat, axis=1)) / y.shape[0]
-    raise ValueError(f"unknown loss.kind {kind!r}")
+    if kind not in LOSSES:
+        raise ValueError(f"unknown loss.kind {kind!r}: the reference knows {', '.join(LOSSES)}")
+    return LOSSES[kind][0](yhat, y) / y.shape[0]
 
 
 def share_correct(yhat, targets):
@@ -337,10 +365,5 @@ def directional_derivative(X0, targets, particles, config, direction):
                       lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, act, attention, causal))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
     y = as_targets(targets, yhat.shape[1])
-    N = y.shape[0]
-    if loss_kind(config) == "squared":
-        slope = (yhat - y) / N
-    else:
-        z = np.exp(yhat - yhat.max(axis=1, keepdims=True))
-        slope = (z / z.sum(axis=1, keepdims=True) - y) / N
+    slope = LOSSES[loss_kind(config)][1](yhat, y) / y.shape[0]
     return loss(yhat, y, loss_kind(config)), float(np.sum(slope * dyhat))

@@ -23,14 +23,6 @@ const Key *find_key(const std::string &name) {
   return nullptr;
 }
 
-// Whether optimiser `method` has `trait` (an unknown method has none; its key
-// check names it).
-bool has_trait(const std::string &method, OptimizerTrait trait) {
-  for (const RegistryEntry &e : optimizer_entries())
-    if (e.name == method) return (e.traits & trait) != 0;
-  return false;
-}
-
 } // namespace
 
 // The INI file's values, each checked on its own (an unknown key, a second
@@ -106,7 +98,7 @@ std::string to_string(const ConfigValue &value) {
 // The checks that need the token dimension d and N (for data.task = file, the file's).
 void validate_sizes(const Config &c) {
   const auto d = c.model.d, d_out = c.readout.dim;
-  const bool by_coordinates = c.readout.kind == "query" || c.readout.weights.empty();
+  const bool by_coordinates = !has_trait(readout_entries(), c.readout.kind, kWeighted) || c.readout.weights.empty();
   if (by_coordinates && d_out > d)
     throw InputError(key_error("readout.dim", std::to_string(d_out),
                                "more outputs than model.d = " + std::to_string(d) + " coordinates"));
@@ -119,11 +111,8 @@ void validate_sizes(const Config &c) {
     throw InputError(key_error("readout.weights", to_string(c.readout.weights),
                                "needs readout.dim x model.d = " + std::to_string(d_out * d) +
                                    " values, got " + std::to_string(c.readout.weights.size())));
-  if (c.data.task == "icl-linear" && d < d_out + 1)
-    throw InputError(key_error("model.d", std::to_string(d),
-                               "data.task = icl-linear needs d >= readout.dim + 1 (inputs and labels)"));
   const TrainConfig &t = c.train;
-  if (!has_trait(t.method, kMinibatches) && t.batch > 0 && t.batch != c.data.sequences)
+  if (!has_trait(optimizer_entries(), t.method, kMinibatches) && t.batch > 0 && t.batch != c.data.sequences)
     throw InputError(key_error("train.batch", std::to_string(t.batch),
                                "minibatches need a train.method that takes them (" + optimizers_with(kMinibatches) +
                                    "); " + t.method + " uses all N sequences"));
@@ -144,29 +133,17 @@ void validate_sizes(const Config &c) {
 
 void validate_keys(const Config &c) {
   const auto d_out = c.readout.dim;
-  if (c.loss.kind == "cross-entropy" && d_out < 2)
+  if (has_trait(loss_entries(), c.loss.kind, kClassifies) && d_out < 2)
     throw InputError(key_error("loss.kind", c.loss.kind,
-                               "cross-entropy needs readout.dim >= 2 classes"));
-  if (c.data.task == "families" && d_out != 1)
-    throw InputError(key_error("readout.dim", std::to_string(d_out),
-                               "data.task = families makes scalar targets (readout.dim = 1)"));
-  if (c.data.task == "families" && c.data.test_sequences > 0)
-    throw InputError(key_error("data.test_sequences", std::to_string(c.data.test_sequences),
-                               "data.task = families spans a parameter range over its N sequences; "
-                               "it has no further sequences to hold out"));
-  if (c.data.task == "icl-linear" && c.data.tokens < 2)
-    throw InputError(key_error("data.tokens", std::to_string(c.data.tokens),
-                               "data.task = icl-linear needs n >= 2 (examples and a query)"));
+                               c.loss.kind + " needs readout.dim >= 2 classes (a classifier's loss)"));
   if (c.cgf.points > 1000000)
     throw InputError(key_error("cgf.points", std::to_string(c.cgf.points), "at most 1000000"));
-  if (c.data.task == "file" && c.data.file.empty())
-    throw InputError(key_error("data.file", c.data.file, "data.task = file needs a file name"));
   const TrainConfig &t = c.train;
-  if (c.data.online && c.data.task != "icl-linear" && c.data.task != "gaussian")
+  if (c.data.online && !has_trait(task_entries(), c.data.task, kStreams))
     throw InputError(key_error("data.online", "true",
-                               "needs a task whose sequences are drawn from streams (icl-linear, gaussian), "
-                               "not data.task = " + c.data.task));
-  if (c.data.online && (!has_trait(t.method, kMinibatches) || t.batch == 0))
+                               "needs a task whose sequences are drawn from streams (" +
+                                   entries_with(task_entries(), kStreams) + "), not data.task = " + c.data.task));
+  if (c.data.online && (!has_trait(optimizer_entries(), t.method, kMinibatches) || t.batch == 0))
     throw InputError(key_error("data.online", "true",
                                "needs a train.method that takes minibatches (" + optimizers_with(kMinibatches) +
                                    ") and train.batch > 0 (the fresh sequences of a step)"));
@@ -174,10 +151,10 @@ void validate_keys(const Config &c) {
     throw InputError(key_error("ntk.every", std::to_string(c.ntk.every),
                                "must be a multiple of output.history_every = " +
                                    std::to_string(c.output.history_every) + " (the kernel goes into history rows)"));
-  if (!has_trait(t.method, kTrainingTs) && t.ts_type != "euler")
+  if (!has_trait(optimizer_entries(), t.method, kTrainingTs) && t.ts_type != "euler")
     throw InputError(key_error("train.ts_type", t.ts_type,
                                "train.method = " + t.method + " takes its own steps (leave train.ts_type euler)"));
-  if (t.temperature > 0 && !has_trait(t.method, kLangevin))
+  if (t.temperature > 0 && !has_trait(optimizer_entries(), t.method, kLangevin))
     throw InputError(key_error("train.temperature", to_string(ConfigValue(t.temperature)),
                                "Langevin noise goes with train.method " + optimizers_with(kLangevin) + ", not " +
                                    t.method));

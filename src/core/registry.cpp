@@ -22,9 +22,42 @@ const std::vector<RegistryEntry> &optimizer_entries() {
   return entries;
 }
 
-std::string optimizers_with(OptimizerTrait trait) {
+const std::vector<RegistryEntry> &loss_entries() {
+  static const std::vector<RegistryEntry> entries = {
+#define MFT_LOSS(id, name, traits, help) {name, help, traits},
+#include "mft/registry/losses.inc"
+#undef MFT_LOSS
+  };
+  return entries;
+}
+
+const std::vector<RegistryEntry> &readout_entries() {
+  static const std::vector<RegistryEntry> entries = {
+#define MFT_READOUT(name, traits, help) {#name, help, traits},
+#include "mft/registry/readouts.inc"
+#undef MFT_READOUT
+  };
+  return entries;
+}
+
+const std::vector<RegistryEntry> &task_entries() {
+  static const std::vector<RegistryEntry> entries = {
+#define MFT_TASK(id, name, traits, help) {name, help, traits},
+#include "mft/registry/data_tasks.inc"
+#undef MFT_TASK
+  };
+  return entries;
+}
+
+bool has_trait(const std::vector<RegistryEntry> &entries, const std::string &name, unsigned trait) {
+  for (const RegistryEntry &e : entries)
+    if (e.name == name) return (e.traits & trait) != 0;
+  return false;
+}
+
+std::string entries_with(const std::vector<RegistryEntry> &entries, unsigned trait) {
   std::vector<std::string> names;
-  for (const RegistryEntry &e : optimizer_entries())
+  for (const RegistryEntry &e : entries)
     if (e.traits & trait) names.push_back(e.name);
   return comma_list(names);
 }

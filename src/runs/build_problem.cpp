@@ -19,7 +19,8 @@ namespace {
 // file, the data file, or the configuration.
 std::pair<std::string, std::string> data_source(const Config &config, const StoredData *stored) {
   if (stored) return {stored->key, stored->path};
-  if (config.data.task == "file") return {"data.file", config.data.file};
+  // A task that reads its sequences from a file: the file.
+  if (const auto inputs = task_inputs(config); !inputs.empty()) return inputs.front();
   return {"data.sequences", std::to_string(config.data.sequences)};
 }
 
@@ -34,19 +35,11 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
       c.data.sequences = stored->N;
       c.data.tokens = stored->n;
       c.data.test_sequences = stored->N_test;
-    } else if (c.data.task == "file") {
-      const DataFileShape shape = data_file_shape(c.data.file, c.readout.dim);
-      // The file decides d, as it decides N and n; a model.d set otherwise contradicts it.
-      if (c.model.d != ModelConfig{}.d && c.model.d != shape.train.d)
-        throw InputError(key_error("model.d", std::to_string(c.model.d),
-                                   "data.file " + c.data.file + " has tokens of d = " + std::to_string(shape.train.d) +
-                                       " (leave model.d out: the file decides it)"));
-      c.model.d = shape.train.d;
-      c.data.sequences = shape.train.N;
-      c.data.tokens = shape.train.n;
-      c.data.test_sequences = shape.test.N;
+    } else {
+      resolve_task_sizes(c); // a data file decides them
     }
     validate_sizes(c);
+    check_task(c);
     // The integrators, as the options database chooses them.
     c.depth = resolve_depth_scheme(c.depth, job != Job::Forward);
     if (job == Job::Train) resolve_optimizer(c.train);
@@ -93,7 +86,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
       throw Error("the depth TS runs " + problem.solver->ts_type() + " " + problem.solver->rk_type() +
                   ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
     problem.depth_config = config.depth;
-    problem.readout = std::make_unique<Readout>(config);
+    problem.readout = make_readout(config);
     problem.loss = make_loss(config.loss.kind);
     if (problem.test_data.N > 0) {
       problem.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.test_data.N).count(),

@@ -1,6 +1,7 @@
 #include "mft/runs/memory.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/tasks/task.hpp"
 #include "mft/train/optimizer.hpp"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
                                int head_ranks, int groups, Job job, const std::string &data_key,
                                const std::string &data_value) {
-  const long double d = c.model.d, d_h = c.model.head_dim, L = c.model.slices;
+  const long double d = c.model.d, L = c.model.slices;
   const long double heads = (c.model.heads + head_ranks - 1) / head_ranks; // this rank's share, at most
   // The token states of this group's block of sequences; the data itself
   // (all N) is on every rank.
@@ -175,15 +176,9 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     const long double width = job == Job::Ntk ? particles / sizeof(double) : L * heads * d * d;
     e.parts.push_back({"NTK Jacobian and Gram", (N * width + 3.0L * N * N) * sizeof(double), data_key, data_value});
   }
-  if (c.data.task == "teacher") {
-    const long long T = c.data.teacher_heads > 0 ? c.data.teacher_heads : c.model.heads;
-    const long double teacher = (T + head_ranks * groups - 1) / (head_ranks * groups);
-    e.parts.push_back({"teacher particles", L * teacher * 4 * (2 * d_h * d + d * d) * sizeof(double),
-                       c.data.teacher_heads > 0 ? "data.teacher_heads" : "model.heads", std::to_string(T)});
-    // The teacher labels all N sequences on all ranks at once (before training).
-    if (groups > 1)
-      e.parts.push_back({"teacher's forward solve", data * (2 * s + 4), data_key, data_value});
-  }
+  // What the task holds while it makes the data (a teacher's particles).
+  for (const TaskMemory &t : task_memory(c, head_ranks, groups, data, s))
+    e.parts.push_back({t.what, t.bytes, t.key.empty() ? data_key : t.key, t.key.empty() ? data_value : t.value});
   e.parts.push_back({"libraries (MPI, PETSc, HDF5)", 64.0L * (1 << 20), "", ""});
   for (const MemoryPart &p : e.parts) e.total += p.bytes;
 

@@ -6,6 +6,7 @@
 #include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
 #include "mft/io/mpi_io_watch.hpp"
+#include "mft/tasks/task.hpp"
 
 #include <cctype>
 #include <algorithm>
@@ -111,7 +112,7 @@ void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info
                         const std::string &instead) {
   if (rank_of(comm) != 0) return;
   inputs.push_back({"--config", info.config_file});
-  if (config.data.task == "file") inputs.push_back({"data.file", config.data.file});
+  for (const auto &input : task_inputs(config)) inputs.push_back(input);
   check_new_output(config.output.file, config.output.overwrite, inputs, instead);
 }
 

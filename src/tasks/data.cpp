@@ -88,15 +88,6 @@ SequenceStreams online_streams(std::uint64_t seed, long long step) {
   };
 }
 
-bool draws_online(const std::string &task) { return task == "icl-linear" || task == "gaussian"; }
-
-TokenData generate_sequences(const DataConfig &cfg, long long d, long long d_out, long long count,
-                             const SequenceStreams &stream_of) {
-  if (cfg.task == "icl-linear") return make_icl_linear(count, cfg.tokens, d, stream_of, d_out);
-  if (cfg.task == "gaussian") return make_gaussian(count, cfg.tokens, d, cfg.seed, stream_of, d_out);
-  throw InputError(key_error("data.task", cfg.task, "its sequences are not drawn one by one from streams"));
-}
-
 TokenData online_batch(const DataConfig &cfg, long long d, long long d_out, long long step, long long b) {
   return generate_sequences(cfg, d, d_out, b, online_streams(cfg.seed, step));
 }
@@ -191,17 +182,6 @@ TokenData read_data_file(const std::string &path, long long d_out, TokenData *te
   if (test)
     *test = shape.test.N > 0 ? read_pair(file, path, "/data/test_tokens", "/data/test_targets", shape.test)
                              : TokenData{0, shape.train.n, shape.train.d, d_out, {}, {}};
-  return data;
-}
-
-TokenData make_data(const DataConfig &cfg, long long d, long long d_out, TokenData *test) {
-  // Generated tasks: the N training sequences from the streams of data.seed,
-  // the held-out ones from their own (data.test_seed), so neither set
-  // depends on the size of the other.
-  if (cfg.task == "file") return read_data_file(cfg.file, d_out, test);
-  if (!draws_online(cfg.task)) throw InputError(key_error("data.task", cfg.task, "unknown task"));
-  TokenData data = generate_sequences(cfg, d, d_out, cfg.sequences, training_streams(cfg.seed));
-  if (test) *test = generate_sequences(cfg, d, d_out, cfg.test_sequences, held_out_streams(cfg.test_seed));
   return data;
 }
 

@@ -1,24 +1,77 @@
+// The registry of data tasks: the entries of src/tasks/data_tasks/, listed
+// by the build (cmake/registries.cmake).
 #include "mft/tasks/task.hpp"
 
-#include "mft/tasks/data.hpp"
-#include "mft/tasks/families.hpp"
-#include "mft/tasks/teacher.hpp"
+#include "mft/core/error.hpp"
 
 namespace mft {
 
+#undef MFT_TASK
+#define MFT_TASK(id, name, traits, help) TaskEntry id##_task();
+#include "mft/registry/data_tasks.inc"
+#undef MFT_TASK
+
+namespace {
+
+const std::vector<std::pair<std::string, TaskEntry>> &registry() {
+  static const std::vector<std::pair<std::string, TaskEntry>> tasks = {
+#define MFT_TASK(id, name, traits, help) {name, id##_task()},
+#include "mft/registry/data_tasks.inc"
+#undef MFT_TASK
+  };
+  return tasks;
+}
+
+const TaskEntry &find(const std::string &task) {
+  std::vector<std::string> names;
+  for (const auto &[name, entry] : registry()) {
+    if (name == task) return entry;
+    names.push_back(name);
+  }
+  throw InputError(key_error("data.task", task, "must be one of " + comma_list(names)));
+}
+
+} // namespace
+
 TaskData make_task_data(const Config &config, MPI_Comm comm) {
+  const TaskEntry &task = find(config.data.task);
+  if (task.make) return task.make(config, comm);
+  // Sequences drawn one by one: the N training ones from the streams of
+  // data.seed, the held-out ones from their own (data.test_seed), so neither
+  // set depends on the size of the other.
+  const DataConfig &c = config.data;
   const long long d = config.model.d, d_out = config.readout.dim;
   TaskData out;
-  if (config.data.task == "teacher") {
-    out.train = make_teacher_data(config, comm);
-    out.test = split_off(out.train, config.data.sequences);
-  } else if (config.data.task == "families") {
-    out.train = make_families(config); // validate() refuses held-out families
-    out.test = TokenData{0, out.train.n, d, d_out, {}, {}};
-  } else {
-    out.train = make_data(config.data, d, d_out, &out.test);
-  }
+  out.train = task.sequences(c, d, d_out, c.sequences, training_streams(c.seed));
+  out.test = task.sequences(c, d, d_out, c.test_sequences, held_out_streams(c.test_seed));
   return out;
+}
+
+TokenData generate_sequences(const DataConfig &data, long long d, long long d_out, long long count,
+                             const SequenceStreams &stream_of) {
+  const TaskEntry &task = find(data.task);
+  if (!task.sequences)
+    throw InputError(key_error("data.task", data.task, "its sequences are not drawn one by one from streams"));
+  return task.sequences(data, d, d_out, count, stream_of);
+}
+
+void check_task(const Config &config) {
+  if (const TaskEntry &task = find(config.data.task); task.check) task.check(config);
+}
+
+void resolve_task_sizes(Config &config) {
+  if (const TaskEntry &task = find(config.data.task); task.resolve_sizes) task.resolve_sizes(config);
+}
+
+std::vector<std::pair<std::string, std::string>> task_inputs(const Config &config) {
+  const TaskEntry &task = find(config.data.task);
+  return task.inputs ? task.inputs(config) : std::vector<std::pair<std::string, std::string>>{};
+}
+
+std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int groups, long double data_bytes,
+                                    long double stages) {
+  const TaskEntry &task = find(config.data.task);
+  return task.memory ? task.memory(config, head_ranks, groups, data_bytes, stages) : std::vector<TaskMemory>{};
 }
 
 } // namespace mft

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every registered score map (mft --choices model.attention) and optimiser
-# (mft --choices train.method), whatever their names: training steps on 1
+# Every registered score map, optimiser, loss and readout (mft --choices
+# model.attention, train.method, loss.kind, readout.kind), whatever their
+# names: training steps on 1
 # and 3 ranks match the independent NumPy model's gradient and the method's
 # update (scripts/check_gradient_step.py: the reference must know the
 # entry's formula, or the check fails naming it), the two rank counts agree
@@ -47,11 +48,17 @@ print(f"{sys.argv[1]} and {sys.argv[2]} agree to 1e-11")
 PY
 }
 
-maps=$("$MFT" --choices model.attention) || fail "mft --choices model.attention: exit $?"
-methods=$("$MFT" --choices train.method) || fail "mft --choices train.method: exit $?"
-[ "$(echo "$maps" | wc -w)" -ge 2 ] && [ "$(echo "$methods" | wc -w)" -ge 2 ] ||
-  fail "too few registered entries: score maps '$maps', optimisers '$methods'"
-echo "score maps: $maps; optimisers: $methods"
+choices() {
+  local names
+  names=$("$MFT" --choices "$1") || fail "mft --choices $1: exit $?"
+  [ "$(echo "$names" | wc -w)" -ge 2 ] || fail "too few registered $1: '$names'"
+  echo "$1:" $names >&2
+  echo "$names"
+}
+maps=$(choices model.attention)
+methods=$(choices train.method)
+losses=$(choices loss.kind)
+readouts=$(choices readout.kind)
 
 # Score maps, with the causal mask, by the flow's Euler step.
 for map in $maps; do
@@ -62,5 +69,12 @@ done
 for method in $methods; do
   entry "method-$method" 3 --train.method "$method" --model.mlp_particles 3 --model.mlp_width 4 \
     --model.activation gelu
+done
+# Losses and readouts with two outputs (a classifier's loss needs two classes).
+for loss in $losses; do
+  entry "loss-$loss" 1 --loss.kind "$loss" --readout.dim 2
+done
+for readout in $readouts; do
+  entry "readout-$readout" 1 --readout.kind "$readout" --readout.dim 2
 done
 finish

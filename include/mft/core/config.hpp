@@ -24,7 +24,7 @@ struct ModelConfig {
   long long mlp_width = 0;     // d_f
   long long mlp_particles = 0; // M_f (0: attention only)
   std::string activation = "relu";
-  std::string attention = "softmax"; // a registered score map
+  std::string attention = "softmax"; // a registered score map (model/score_maps/)
   bool causal = false;               // token i attends to tokens 1..i only
 #pragma push_macro("MFT_KEY")
 #undef MFT_KEY
@@ -41,14 +41,14 @@ struct DepthConfig {
 };
 
 struct ReadoutConfig {
-  std::string kind = "query";  // query | mean
+  std::string kind = "query";  // a registered readout (model/readouts/)
   long long dim = 1;           // d_out
   long long coord = -1;        // c, 0-based; negative: the block ends that far from the end
   std::vector<double> weights; // W (d_out x d) for `mean`; empty: rows e_c .. e_{c+d_out-1}
 };
 
 struct LossConfig {
-  std::string kind = "squared"; // squared | cross-entropy
+  std::string kind = "squared"; // a registered loss (model/losses/)
 };
 
 struct InitConfig {
@@ -60,7 +60,7 @@ struct InitConfig {
 };
 
 struct DataConfig {
-  std::string task = "icl-linear"; // icl-linear | gaussian | teacher | file
+  std::string task = "icl-linear"; // a registered data task (tasks/data_tasks/)
   long long sequences = 64;        // N
   long long tokens = 16;           // n
   long long test_sequences = 0;    // held-out sequences (task file: the file's)

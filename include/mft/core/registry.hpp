@@ -1,6 +1,6 @@
 #pragma once
 // What the configuration knows of the registries' entries (score maps,
-// optimisers): each entry's name, help and traits, read by the build from the
+// optimisers, losses, readouts, data tasks): each entry's name, help and traits, read by the build from the
 // entry's own file (cmake/registries.cmake), so the key table, --help and the
 // cross-key checks list them without linking their code. An entry's keys
 // (MFT_KEY lines) are members of its section's struct in config.hpp.
@@ -16,6 +16,21 @@ enum OptimizerTrait : unsigned {
   kLangevin = 4u,    // takes Langevin noise (train.temperature)
 };
 
+// What a loss is.
+enum LossTrait : unsigned {
+  kClassifies = 1u, // a classifier's: accuracy reported, readout.dim >= 2 classes
+};
+
+// What a readout is.
+enum ReadoutTrait : unsigned {
+  kWeighted = 1u, // its outputs are W times the tokens (readout.weights), not coordinates of them
+};
+
+// What a data task is.
+enum TaskTrait : unsigned {
+  kStreams = 1u, // draws its sequences one by one from streams: held-out streams, online batches
+};
+
 struct RegistryEntry {
   std::string name;
   std::string help;
@@ -25,9 +40,17 @@ struct RegistryEntry {
 // The entries in registry order (their files' names, sorted).
 const std::vector<RegistryEntry> &score_map_entries();
 const std::vector<RegistryEntry> &optimizer_entries();
+const std::vector<RegistryEntry> &loss_entries();
+const std::vector<RegistryEntry> &readout_entries();
+const std::vector<RegistryEntry> &task_entries();
 
-// The names of the optimisers with `trait`, as "a, b, c".
-std::string optimizers_with(OptimizerTrait trait);
+// Whether entry `name` has `trait` (an unknown name has none; its key's
+// check names it).
+bool has_trait(const std::vector<RegistryEntry> &entries, const std::string &name, unsigned trait);
+
+// The names of the entries with `trait`, as "a, b, c".
+std::string entries_with(const std::vector<RegistryEntry> &entries, unsigned trait);
+inline std::string optimizers_with(OptimizerTrait trait) { return entries_with(optimizer_entries(), trait); }
 
 } // namespace mft
 

@@ -1,9 +1,10 @@
 #pragma once
 // Losses (MODEL.md §4, §10) of predictions yhat (N x d_out) against targets
-// y (N x d_out), and the training accuracy of a classifier:
-//   squared:       R = (1/(2N)) sum_i |yhat_i - y_i|^2,          N dR/dyhat_i = yhat_i - y_i
-//   cross-entropy: R = (1/N) sum_i [lse(yhat_i) - <y_i, yhat_i>], N dR/dyhat_i = softmax(yhat_i) - y_i
-// A loss registers by name in loss.cpp; adding one touches that file alone.
+// y (N x d_out), and the training accuracy of a classifier. Each loss is one
+// file of src/model/losses/ with its formulas, found there by the build (see
+// the end of this header).
+#include "mft/core/registry.hpp"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,16 +14,22 @@ namespace mft {
 class Loss {
 public:
   virtual ~Loss() = default;
-  virtual const char *name() const = 0;
-  // Whether the loss is a classifier's (then accuracy is reported).
-  virtual bool classifies() const = 0;
+  // loss.kind, and whether the loss is a classifier's (then accuracy is
+  // reported): from the loss's registration line.
+  const std::string &name() const { return name_; }
+  bool classifies() const { return classifies_; }
 
   // R, and G = N dR/dyhat (N x d_out) when G is given.
   virtual double risk(const std::vector<double> &yhat, const std::vector<double> &y, long long N,
                       long long d_out, double *G) const = 0;
+
+private:
+  friend std::unique_ptr<Loss> make_loss(const std::string &name);
+  std::string name_;
+  bool classifies_ = false;
 };
 
-// The loss named by loss.kind (squared, cross-entropy).
+// The loss named by loss.kind; InputError naming the key for an unknown name.
 std::unique_ptr<Loss> make_loss(const std::string &name);
 
 // Share of i whose argmax_c yhat_ic equals argmax_c y_ic (the first of equal
@@ -31,3 +38,10 @@ double accuracy(const std::vector<double> &yhat, const std::vector<double> &y, l
                 long long d_out);
 
 } // namespace mft
+
+// A loss's file src/model/losses/ID.cpp holds, at the start of a line, its
+// registration line (read by the build: cmake/registries.cmake)
+//   MFT_LOSS(ID, "name", TRAITS, "help for --help: the loss's formula")
+// with TRAITS the LossTrait flags of core/registry.hpp (0 for none), and
+// defines make_ID_loss() in namespace mft.
+#define MFT_LOSS(id, name, traits, help)

@@ -1,12 +1,14 @@
 #pragma once
 // Readouts (MODEL.md §4, §10): the prediction yhat_i in R^{d_out} of
 // sequence i from its tokens at s = 1, and the transpose that pulls a
-// cotangent of yhat back to the tokens.
-//   query: yhat_ik = x_{i,n}(1)[c + k], coordinates c..c+d_out-1 of the last token;
-//   mean:  yhat_i  = W (1/n) sum_j x_ij(1), W in R^{d_out x d}.
+// cotangent of yhat back to the tokens. Each readout is one file of
+// src/model/readouts/ with its formula, found there by the build (see the
+// end of this header).
 #include "mft/core/config.hpp"
+#include "mft/core/registry.hpp"
 #include "mft/model/tokens.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,27 +16,38 @@ namespace mft {
 
 class Readout {
 public:
-  explicit Readout(const Config &config);
-  // W: d_out x d row-major (used by `mean`).
-  Readout(std::string kind, long long d_out, long long coord, std::vector<double> weights);
-
+  virtual ~Readout() = default;
   long long dim() const { return d_out_; }
 
   // yhat (N x d_out) from the final tokens X1 (N x n x d).
-  std::vector<double> predict(const TokenData &data, const double *X1) const;
+  virtual std::vector<double> predict(const TokenData &data, const double *X1) const = 0;
 
   // dX1 (N x n x d, overwritten) = sum_ik (G_ik / divisor) d yhat_ik / dX(1)
   // for a cotangent G (N x d_out) of yhat. The losses pass G = N dR/dyhat
   // and divisor N, which keeps the squared loss's rounding of e / N.
-  void pull_back(const TokenData &data, const double *G, double divisor, double *dX1) const;
+  virtual void pull_back(const TokenData &data, const double *G, double divisor, double *dX1) const = 0;
 
   // dX1 = d yhat_ik / dX(1) (N x n x d, overwritten): zero but sequence i.
-  void unit_cotangent(const TokenData &data, long long i, long long k, double *dX1) const;
+  virtual void unit_cotangent(const TokenData &data, long long i, long long k, double *dX1) const = 0;
 
-private:
-  std::string kind_;
+protected:
+  // d_out outputs, the first coordinate c (resolved: 0 <= c <= d - d_out)
+  // and W (d_out x d row-major, resolved: Config::readout_weights).
+  Readout(long long d_out, long long coord, std::vector<double> weights)
+      : d_out_(d_out), coord_(coord), weights_(std::move(weights)) {}
   long long d_out_, coord_;
   std::vector<double> weights_;
 };
 
+// The readout of readout.kind with the configuration's outputs,
+// coordinates and weights; InputError naming the key for an unknown kind.
+std::unique_ptr<Readout> make_readout(const Config &config);
+
 } // namespace mft
+
+// A readout's file src/model/readouts/NAME.cpp holds, at the start of a
+// line, its registration line (read by the build: cmake/registries.cmake)
+//   MFT_READOUT(NAME, TRAITS, "help for --help")
+// with TRAITS the ReadoutTrait flags of core/registry.hpp (0 for none), and
+// defines make_NAME_readout(d_out, coord, weights) in namespace mft.
+#define MFT_READOUT(name, traits, help)

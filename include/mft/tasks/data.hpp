@@ -1,5 +1,6 @@
 #pragma once
-// The data tasks that make token measures and targets (MODEL.md §1).
+// The generators and readers of token measures and targets (MODEL.md §1)
+// that the data tasks (task.hpp) make a run's data with.
 #include "mft/core/config.hpp"
 #include "mft/core/rng.hpp"
 #include "mft/model/tokens.hpp"
@@ -10,16 +11,6 @@
 
 namespace mft {
 
-// Builds the data named by config.data.task (icl-linear, gaussian, file) with
-// targets in R^{d_out}. Every rank builds the same data: training sequence i
-// draws from the stream (data.seed, DataSequence, i, 0). With `test`, also
-// the held-out data: data.test_sequences sequences of a generated task, each
-// from (data.test_seed, DataHeldOut, i, 0), the same whatever N; or the
-// file's /data/test_tokens and /data/test_targets (none when absent). For
-// task = file, d is the file's; throws InputError naming the file for a
-// missing or malformed file or a d_out mismatch.
-TokenData make_data(const DataConfig &data, long long d, long long d_out = 1, TokenData *test = nullptr);
-
 // The stream sequence i of a generated set draws from.
 using SequenceStreams = std::function<RandomStream(long long i)>;
 SequenceStreams training_streams(std::uint64_t seed);     // (seed, DataSequence, i, 0)
@@ -27,11 +18,8 @@ SequenceStreams held_out_streams(std::uint64_t test_seed); // (test_seed, DataHe
 // Online data: entry r of training step k's batch, (seed, DataOnline, k, r).
 SequenceStreams online_streams(std::uint64_t seed, long long step);
 
-// Whether data.task draws its sequences one by one from streams (icl-linear,
-// gaussian): the tasks with held-out streams of their own and online batches.
-bool draws_online(const std::string &task);
-
-// `count` sequences of a task that draws_online, sequence i from stream_of(i).
+// `count` sequences of data.task (a task of sequences drawn one by one from
+// streams, kStreams; tasks/task.hpp), sequence i from stream_of(i).
 TokenData generate_sequences(const DataConfig &data, long long d, long long d_out, long long count,
                              const SequenceStreams &stream_of);
 

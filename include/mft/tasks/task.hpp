@@ -1,10 +1,19 @@
 #pragma once
-// The data of a run: the training sequences of data.task and, with
-// data.test_sequences (or a data file's test split), the held-out ones.
+// The data tasks of data.task (MODEL.md §1): each task is one file of
+// src/tasks/data_tasks/, found there by the build (see the end of this
+// header), that makes a run's training sequences and, with
+// data.test_sequences (or a data file's test split), its held-out ones, and
+// says what it checks and decides of the configuration.
 #include "mft/core/config.hpp"
+#include "mft/core/registry.hpp"
 #include "mft/model/tokens.hpp"
+#include "mft/tasks/data.hpp"
 
 #include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace mft {
 
@@ -13,8 +22,52 @@ struct TaskData {
   TokenData test; // N = 0: no held-out data
 };
 
-// Builds both for config.data.task (icl-linear, gaussian, teacher, families,
-// file). Collective on comm (the teacher solves its forward problem).
+// Memory a task holds while it makes its data, per rank, for the estimate.
+struct TaskMemory {
+  std::string what;
+  long double bytes = 0;
+  std::string key, value; // the key that sets its size ("": the data's)
+};
+
+// A registered task: what it does (null: the default).
+struct TaskEntry {
+  // Its training and held-out sequences. Collective on comm. Null: a task
+  // of sequences drawn one by one (kStreams), training sequence i from
+  // (data.seed, i), held-out sequence i from (data.test_seed, i).
+  TaskData (*make)(const Config &config, MPI_Comm comm);
+  // `count` sequences, sequence i from stream_of(i) (kStreams tasks: their
+  // sets and the online batches).
+  TokenData (*sequences)(const DataConfig &data, long long d, long long d_out, long long count,
+                         const SequenceStreams &stream_of);
+  // The checks of the task's keys beside the key table's (after the sizes
+  // are resolved); InputError naming a key.
+  void (*check)(const Config &config);
+  // What the task decides of the sizes (a data file's N, n, d and held-out
+  // N); null: the keys.
+  void (*resolve_sizes)(Config &config);
+  // The files it reads, as (key, path): an output must not be one of them.
+  std::vector<std::pair<std::string, std::string>> (*inputs)(const Config &config);
+  // What it holds while it makes the data, per rank of `head_ranks` x
+  // `groups`; `data_bytes` and `stages`: the data's size and the depth
+  // scheme's stages.
+  std::vector<TaskMemory> (*memory)(const Config &config, int head_ranks, int groups, long double data_bytes,
+                                    long double stages);
+};
+
+// The task of config.data.task: its data, its checks, its sizes, its inputs,
+// its memory.
 TaskData make_task_data(const Config &config, MPI_Comm comm);
+void check_task(const Config &config);
+void resolve_task_sizes(Config &config);
+std::vector<std::pair<std::string, std::string>> task_inputs(const Config &config);
+std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int groups, long double data_bytes,
+                                    long double stages);
 
 } // namespace mft
+
+// A task's file src/tasks/data_tasks/ID.cpp holds, at the start of a line,
+// its registration line (read by the build: cmake/registries.cmake)
+//   MFT_TASK(ID, "name", TRAITS, "help for --help")
+// with TRAITS the TaskTrait flags of core/registry.hpp (0 for none), and
+// defines TaskEntry ID_task() in namespace mft.
+#define MFT_TASK(id, name, traits, help)
