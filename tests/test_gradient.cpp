@@ -1,6 +1,7 @@
 // The particle gradient from the adjoint in depth (MODEL.md §5): against
 // central finite differences of R, and against backprop written plainly
 // through the same Runge-Kutta scheme. Runs on any number of ranks.
+#include "mft/core/registry.hpp"
 #include "mft/runs/command_line.hpp"
 #include "mft/runs/build_problem.hpp"
 #include "mft/model/score_map.hpp"
@@ -149,10 +150,12 @@ std::vector<Args> score_map_variants() {
   return out;
 }
 
+// ... and every registered loss with three outputs.
 std::vector<std::tuple<std::string, std::string, Args>> variants_of_the_field() {
   std::vector<std::tuple<std::string, std::string, Args>> out = {
-      {"query", "gelu", kCausal}, {"query", "gelu", kVector}, {"mean", "gelu", kVector},
-      {"query", "gelu", kCrossEntropy}};
+      {"query", "gelu", kCausal}, {"query", "gelu", kVector}, {"mean", "gelu", kVector}};
+  for (const mft::RegistryEntry &loss : mft::loss_entries())
+    out.push_back({"query", "gelu", {"--readout.dim", "3", "--loss.kind", loss.name}});
   const std::vector<Args> maps = score_map_variants();
   for (size_t i = 0; i < maps.size(); ++i) out.push_back({i % 3 ? "mean" : "query", "gelu", maps[i]});
   return out;
