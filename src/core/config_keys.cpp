@@ -244,6 +244,15 @@ const std::vector<Key> &key_table() {
            "std of the entries of the MLP's W1 at initialisation"),
       add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {non_negative_real},
            "std of the entries of the MLP's W2 at initialisation"),
+      add_key("init.file", &C::init, &InitConfig::file, {any_text},
+              "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
+              "/particles/Q, K, V[, W1, W2] shaped (snapshots, L, M, rows, cols) like a run's) instead of "
+              "drawn ones; empty: drawn from init.seed")
+          .added_to_format(),
+      add_key("init.snapshot", &C::init, &InitConfig::snapshot, {parse_integer},
+              "init.file: the row of /particles to take, 0-based; negative: from the end (-1: the last "
+              "complete snapshot; stored resolved)")
+          .added_to_format(),
       add_key("data.task", &C::data, &DataConfig::task, entry_of(task_entries()),
               entries_help("data", task_entries())),
       add_key("data.sequences", &C::data, &DataConfig::sequences, {positive},

@@ -40,6 +40,11 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     }
     validate_sizes(c);
     check_task(c);
+    // Given particles: the file's snapshot, checked against the run's shapes
+    // (a restart or mft ntk --from takes its own file's instead).
+    if (!c.init.file.empty() && !stored)
+      c.init.snapshot = inspect_particle_file(c.init.file, "init.file",
+                                              particle_layout(c.model, c.model.heads, 0, 0), c.init.snapshot);
     // The integrators, as the options database chooses them.
     c.depth = resolve_depth_scheme(c.depth, job != Job::Forward);
     if (job == Job::Train) resolve_optimizer(c.train);
@@ -75,9 +80,16 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
       throw Error("the data (N " + std::to_string(problem.data.N) + ", n " + std::to_string(problem.data.n) + ", d " +
                   std::to_string(problem.data.d) + ", held out " + std::to_string(problem.test_data.N) +
                   ") do not have the sizes of the resolved configuration");
-    // Every group draws the same particles (streams keyed by seed, species, l, m).
+    // Every group draws the same particles (streams keyed by seed, species,
+    // l, m), or reads them from init.file.
     problem.particles = std::make_unique<Particles>(
         make_particles(config, grid.heads(), config.init.seed, config.model.heads));
+    if (!config.init.file.empty() && !stored)
+      collectively(comm, [&] { // a rank's share alone may be non-finite
+        read_run_snapshot(config.init.file, "init.file", config.init.snapshot, *problem.particles);
+        require_finite_snapshot(*problem.particles, {}, "init.file", config.init.file,
+                                "row " + std::to_string(config.init.snapshot) + " of /particles");
+      });
     problem.field_options = FieldOptions::of(config.model);
     problem.field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.data.N).count(), problem.data.n,
                                                *problem.particles, problem.field_options);

@@ -122,7 +122,7 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
     check_ntk_part(config.ntk.part, *problem.particles);
     if (from) {
       read_run_snapshot(options.from, "--from", snapshot.row, *problem.particles);
-      require_finite_snapshot(*problem.particles, {}, "--from", options.from, snapshot.step);
+      require_finite_snapshot(*problem.particles, {}, "--from", options.from, snapshot_of_step(snapshot.step));
       problem.field->particles_changed();
     }
   });

@@ -113,12 +113,13 @@ void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info
   if (rank_of(comm) != 0) return;
   inputs.push_back({"--config", info.config_file});
   for (const auto &input : task_inputs(config)) inputs.push_back(input);
+  if (!config.init.file.empty()) inputs.push_back({"init.file", config.init.file});
   check_new_output(config.output.file, config.output.overwrite, inputs, instead);
 }
 
 void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
-                             const std::string &path, long long step) {
-  const std::string of = " of the snapshot of step " + std::to_string(step) + " has a non-finite value";
+                             const std::string &path, const std::string &snapshot) {
+  const std::string of = " of " + snapshot + " has a non-finite value";
   for (const ParticleSpecies *s : particles.species())
     for (size_t k = 0; k < s->matrices().size(); ++k)
       for (double v : s->values(k))

@@ -269,6 +269,34 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
   return point;
 }
 
+long long inspect_particle_file(const std::string &path, const std::string &key, const Particles &layout,
+                                long long snapshot) {
+  h5::Handle file = h5::open_input(path, key);
+  const Checker check{file, key, path, false};
+  if (!h5::exists(file, "/particles") || h5::object_type(file, "/particles") != H5O_TYPE_GROUP)
+    check.refuse("has no /particles group");
+  long long rows = -1; // the snapshots every matrix holds
+  for (const ParticleSpecies *s : layout.species())
+    for (const ParticleMatrix &m : s->matrices()) {
+      const h5::DatasetInfo info =
+          check.dataset("/particles/" + m.name, matrix_shape(*s, m), false, H5T_FLOAT,
+                        " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
+                            std::to_string(s->L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
+                            std::to_string(m.cols));
+      rows = rows < 0 ? static_cast<long long>(info.dims[0]) : std::min(rows, static_cast<long long>(info.dims[0]));
+    }
+  // A run file's rows from /particles.complete on are not complete.
+  h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
+  if (H5Aexists(group, "complete") > 0 && h5::attribute_class(group, "complete") == h5::AttributeClass::Integer)
+    rows = std::min(rows, h5::read_integer_attribute(group, "complete"));
+  if (rows < 1) check.refuse("has no complete particle snapshot");
+  const long long row = snapshot < 0 ? rows + snapshot : snapshot;
+  if (row < 0 || row >= rows)
+    throw InputError(key_error("init.snapshot", std::to_string(snapshot),
+                               path + " has " + std::to_string(rows) + " complete snapshots"));
+  return row;
+}
+
 TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
                         TokenData *test) {
   h5::Handle file = h5::open_input(path, key);

@@ -302,7 +302,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {
       read_run_snapshot(restart, "--restart", point.row, *problem.particles, optimizer_state);
-      require_finite_snapshot(*problem.particles, optimizer_state, "--restart", restart, point.step);
+      require_finite_snapshot(*problem.particles, optimizer_state, "--restart", restart,
+                              snapshot_of_step(point.step));
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,
                            config.ntk.every > 0};

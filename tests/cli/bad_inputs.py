@@ -457,6 +457,20 @@ def make_cases(fx, sp):
         Case("ntk --from not HDF5", ["ntk", "--from", p("text.h5")], ("--from", "text.h5")),
         Case("ntk --snapshot out of range", ["ntk", "--from", p("good.h5"), "--snapshot", "99"],
              ("--snapshot",)),
+        # Particles from a file (init.file): its shapes are the run's, its
+        # snapshot one it has, its values finite, and it is not the output.
+        Case("init.file missing", fwd(*RUN, "--init.file", p("nosuch.h5")), ("init.file", "nosuch.h5")),
+        Case("init.file not HDF5", fwd(*RUN, "--init.file", p("text.h5")), ("init.file", "text.h5")),
+        Case("init.file without particles", fwd(*RUN, "--init.file", p("data.h5")), ("init.file", "/particles")),
+        Case("init.file of other heads", fwd(*SHAPE, "--model.heads", "4", "--init.file", p("good.h5")),
+             ("init.file", "/particles/Q", "4 heads")),
+        Case("init.file of other slices", ["train", "--model.heads", "5", "--model.slices", "2",
+                                           "--init.file", p("good.h5")], ("init.file", "model.slices = 2")),
+        Case("init.snapshot beyond the file", fwd(*RUN, "--init.file", p("good.h5"), "--init.snapshot", "9"),
+             ("init.snapshot = 9", "good.h5")),
+        Case("init.file non-finite", fwd(*RUN, "--init.file", p("nansnap.h5")), ("init.file", "non-finite")),
+        Case("init.file is the output", ["train", *RUN, "--init.file", p("rs.h5"), "--output.file", p("rs.h5"),
+                                         "--output.overwrite", "true"], ("output.file", "init.file")),
         # PETSc options.
         Case("implicit depth TS", fwd("-depth_ts_type", "beuler"), ("-depth_ts_type",)),
         Case("misspelt PETSc option", fwd("-depth_ts_tpye", "euler"), ("-depth_ts_tpye = euler", "mft forward")),

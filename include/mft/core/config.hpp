@@ -57,6 +57,8 @@ struct InitConfig {
   double sigma_v = 1.0;
   double sigma_w1 = 0.5; // MLP W1 entries
   double sigma_w2 = 0.5; // MLP W2 entries
+  std::string file;       // the particles of a snapshot of this file instead of drawn ones ("": drawn)
+  long long snapshot = -1; // its row of /particles; negative: from the end (stored resolved)
 };
 
 struct DataConfig {

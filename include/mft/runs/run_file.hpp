@@ -80,6 +80,16 @@ struct RunFileSummary {
 // so that no rank enters a collective read of a file that another refused.
 RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training);
 
+// Reads and checks, on this rank alone and without writing, a file of
+// particles for init.file: a run file, or any HDF5 file whose
+// /particles/<matrix> datasets hold, for every matrix of every species of
+// `layout`, floating-point values shaped (snapshots, L, M, rows, cols) (the
+// complete snapshots of a run file: /particles.complete). Returns the row of
+// `snapshot` (negative: from the end). InputError `key = path: why` naming the
+// dataset and the shape expected, or init.snapshot beyond the file's rows.
+long long inspect_particle_file(const std::string &path, const std::string &key, const Particles &layout,
+                                long long snapshot);
+
 // Checks, on rank 0 of comm and inside `collectively`, that
 // config.output.file may become this run's new file (check_new_output)
 // without being one of its inputs: `inputs`, info.config_file, and data.file
@@ -99,11 +109,14 @@ TokenData read_run_data(const std::string &path, const std::string &key, long lo
 void read_run_snapshot(const std::string &path, const std::string &key, long long row, Particles &particles,
                        const OptimizerState &state = {});
 
-// InputError `key = path: /particles/Q of the snapshot of step S has a
-// non-finite value` (or of the optimiser's `state`) for this rank's share of
-// a snapshot just read; call it inside `collectively`.
+// InputError `key = path: /particles/Q of SNAPSHOT has a non-finite value`
+// (or of the optimiser's `state`) for this rank's share of a snapshot just
+// read (`snapshot`: "the snapshot of step 40", "row 2"); call it inside
+// `collectively`.
 void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
-                             const std::string &path, long long step);
+                             const std::string &path, const std::string &snapshot);
+// "the snapshot of step S".
+inline std::string snapshot_of_step(long long step) { return "the snapshot of step " + std::to_string(step); }
 
 // What `mft ntk` writes to /ntk; the pointers are the caller's, valid
 // during write_ntk.
