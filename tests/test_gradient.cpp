@@ -150,12 +150,15 @@ std::vector<Args> score_map_variants() {
   return out;
 }
 
-// ... and every registered loss with three outputs.
+// ... and every registered loss with three outputs ...
 std::vector<std::tuple<std::string, std::string, Args>> variants_of_the_field() {
   std::vector<std::tuple<std::string, std::string, Args>> out = {
       {"query", "gelu", kCausal}, {"query", "gelu", kVector}, {"mean", "gelu", kVector}};
   for (const mft::RegistryEntry &loss : mft::loss_entries())
     out.push_back({"query", "gelu", {"--readout.dim", "3", "--loss.kind", loss.name}});
+  // ... and every token norm, with the mask (the token's gradient through X(0)'s norm).
+  for (const mft::RegistryEntry &norm : mft::norm_entries())
+    out.push_back({"mean", "gelu", {"--model.norm", norm.name, "--model.causal", "true"}});
   const std::vector<Args> maps = score_map_variants();
   for (size_t i = 0; i < maps.size(); ++i) out.push_back({i % 3 ? "mean" : "query", "gelu", maps[i]});
   return out;

@@ -152,6 +152,42 @@ def field(X, particles, l, act, attention="softmax", causal=False):
     return F
 
 
+def _rowdot(a, b):
+    return np.sum(a * b, axis=-1, keepdims=True)
+
+
+def _sphere_project_jvp(X, dX, F, dF):
+    """(Pi F, d(Pi F)) along (dX, dF), Pi(x) F = F - (<x, F> / |x|^2) x."""
+    xx = _rowdot(X, X)
+    alpha = _rowdot(X, F) / xx
+    dalpha = (_rowdot(dX, F) + _rowdot(X, dF)) / xx - 2.0 * _rowdot(X, F) * _rowdot(X, dX) / xx ** 2
+    return F - alpha * X, dF - dalpha * X - alpha * dX
+
+
+class TokenNorm(NamedTuple):
+    """A constraint on the tokens (model.norm, MODEL.md §10): X(0) from the
+    data's tokens, and the projection of the velocity with its derivative
+    project_jvp(X, dX, F, dF) -> (Pi F, d(Pi F))."""
+    initial: Callable
+    project_jvp: Callable
+
+
+# One entry per token norm of mft.
+NORMS = {
+    "none": TokenNorm(lambda X: X, lambda X, dX, F, dF: (F, dF)),
+    # x / |x| at s = 0, the velocity on the tangent space of the sphere
+    "sphere": TokenNorm(lambda X: X / np.sqrt(_rowdot(X, X)), _sphere_project_jvp),
+}
+
+
+def token_norm(config):
+    """The configuration's entry of NORMS."""
+    name = str(config.get("model.norm", "none"))
+    if name not in NORMS:
+        raise ValueError(f"unknown model.norm {name!r}: the reference knows {', '.join(NORMS)}")
+    return NORMS[name]
+
+
 def tableau(config):
     ts = config["depth.ts_type"]
     rk = "1fe" if ts == "euler" else config["depth.rk_type"]
@@ -181,11 +217,17 @@ def integrate(states, L, config, rhs):
 
 
 def forward(X0, particles, config):
-    """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice."""
+    """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice, from
+    X(0), the data's tokens X0 under the token norm."""
     act = config.get("model.activation", "relu")
     attention, causal = attention_options(config)
-    (X,) = integrate((X0,), particles["Q"].shape[0], config,
-                     lambda l, Y: (field(Y[0], particles, l, act, attention, causal),))
+    norm = token_norm(config)
+
+    def velocity(l, Y):
+        F = field(Y[0], particles, l, act, attention, causal)
+        return (norm.project_jvp(Y[0], Y[0], F, F)[0],)
+
+    (X,) = integrate((norm.initial(np.asarray(X0, dtype=float)),), particles["Q"].shape[0], config, velocity)
     return X
 
 
@@ -346,14 +388,14 @@ def mlp_field_jvp(X, dX, W1, W2, dW1, dW2, act):
     return F, dF
 
 
-def field_jvp(X, dX, particles, direction, l, act, attention, causal):
+def field_jvp(X, dX, particles, direction, l, act, attention, causal, norm=NORMS["none"]):
     p, u = particles, direction
     F, dF = attention_field_jvp(X, dX, p["Q"][l], p["K"][l], p["V"][l], u["Q"][l], u["K"][l], u["V"][l],
                                 attention, causal)
     if "W1" in p and p["W1"].shape[1] > 0:
         G, dG = mlp_field_jvp(X, dX, p["W1"][l], p["W2"][l], u["W1"][l], u["W2"][l], act)
         F, dF = 0.5 * (F + G), 0.5 * (dF + dG)
-    return F, dF
+    return norm.project_jvp(X, dX, F, dF)
 
 
 def directional_derivative(X0, targets, particles, config, direction):
@@ -361,8 +403,10 @@ def directional_derivative(X0, targets, particles, config, direction):
     by forward-mode differentiation through the same RK scheme."""
     act = config.get("model.activation", "relu")
     attention, causal = attention_options(config)
-    X, dX = integrate((X0, np.zeros_like(X0, dtype=float)), particles["Q"].shape[0], config,
-                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, act, attention, causal))
+    norm = token_norm(config)
+    X0 = norm.initial(np.asarray(X0, dtype=float))  # the tokens do not move with theta
+    X, dX = integrate((X0, np.zeros_like(X0)), particles["Q"].shape[0], config,
+                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, act, attention, causal, norm))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
     y = as_targets(targets, yhat.shape[1])
     slope = LOSSES[loss_kind(config)][1](yhat, y) / y.shape[0]

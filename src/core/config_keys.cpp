@@ -209,6 +209,9 @@ const std::vector<Key> &key_table() {
            one_of({"relu", "gelu", "huber-relu"}), "MLP activation: relu, gelu, huber-relu"),
       add_key("model.attention", &C::model, &ModelConfig::attention, entry_of(score_map_entries()),
            entries_help("score map of attention, P from the scores a", score_map_entries())).added_to_format(),
+      add_key("model.norm", &C::model, &ModelConfig::norm, entry_of(norm_entries()),
+              entries_help("constraint on the tokens", norm_entries()))
+          .added_to_format(),
       add_key("model.causal", &C::model, &ModelConfig::causal, {parse_bool},
            "true: token i attends to tokens 1..i only (causal mask); false: to all").added_to_format(),
 #define MFT_KEY(key, type, value, check, help)                                                               \
@@ -318,6 +321,14 @@ const std::vector<Key> &key_table() {
            "mft ntk --cgf: the points are uniform in the ball of this radius").restartable(),
       add_key("ntk.part", &C::ntk, &NtkConfig::part, one_of({"V", "QK", "mlp", "all"}),
            "mft ntk: parameter group of the Jacobian: V, QK, mlp, all").restartable(),
+      add_key("forward.tokens_depth", &C::forward, &ForwardConfig::tokens_depth, {parse_bool},
+              "mft forward: true writes the tokens at s = 0 and at every slice boundary (or step: "
+              "forward.every_step) into /forward/tokens_depth (N, K+1, n, d), their depths into /forward/depth")
+          .added_to_format(),
+      add_key("forward.every_step", &C::forward, &ForwardConfig::every_step, {parse_bool},
+              "mft forward with forward.tokens_depth: true: at every integrator step (K = L k); false: at every "
+              "slice boundary (K = L)")
+          .added_to_format(),
       add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
            "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
       add_key("output.file", &C::output, &OutputConfig::file, {non_empty}, "HDF5 output file").restartable(),

@@ -49,6 +49,15 @@ const std::vector<RegistryEntry> &task_entries() {
   return entries;
 }
 
+const std::vector<RegistryEntry> &norm_entries() {
+  static const std::vector<RegistryEntry> entries = {
+#define MFT_NORM(name, help) {#name, help, 0u},
+#include "mft/registry/norms.inc"
+#undef MFT_NORM
+  };
+  return entries;
+}
+
 bool has_trait(const std::vector<RegistryEntry> &entries, const std::string &name, unsigned trait) {
   for (const RegistryEntry &e : entries)
     if (e.name == name) return (e.traits & trait) != 0;

@@ -68,6 +68,14 @@ PetscErrorCode DepthPostStep(TS ts) {
     ctx->error = std::make_exception_ptr(DivergedError(text));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "%s", text);
   }
+  PetscInt step = 0;
+  PetscCall(TSGetStepNumber(ts, &step));
+  if (ctx->path && step % ctx->path->every == 0) {
+    PetscCall(VecGetArrayRead(X, &x));
+    ctx->path->states.insert(ctx->path->states.end(), x, x + n);
+    ctx->path->depths.push_back(static_cast<double>(s));
+    PetscCall(VecRestoreArrayRead(X, &x));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,11 +175,22 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   if (adjoint_) create_adjoint_objects();
 }
 
-void DepthSolver::solve(const double *X0, double *X1) {
+void DepthSolver::solve(const double *X0, double *X1, DepthPath *path) {
   const auto size = static_cast<size_t>(ctx_.field->state_size());
   PetscScalar *x = nullptr;
   MFT_PETSC(VecGetArray(X_, &x));
   std::memcpy(x, X0, sizeof(double) * size);
+  // X(0) under the token norm (the adjoint keeps the data's tokens for its transpose).
+  const TokenNorm &norm = ctx_.field->norm();
+  if (!norm.identity()) {
+    if (adjoint_) data_tokens_.assign(X0, X0 + size);
+    norm.initial(x, ctx_.field->tokens(), ctx_.field->token_dim());
+  }
+  ctx_.path = path;
+  if (path) {
+    path->states.assign(x, x + size);
+    path->depths.assign(1, 0.0);
+  }
   MFT_PETSC(VecRestoreArray(X_, &x));
   ctx_.slice = 0;
   if (adjoint_) {
@@ -196,6 +215,7 @@ void DepthSolver::solve(const double *X0, double *X1) {
   MFT_PETSC(TSSetStepNumber(ts_, 0));
   MFT_PETSC(TSSetTimeStep(ts_, 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice)));
   petsc_call_with_callbacks(TSSolve(ts_, X_), ctx_.error, "TSSolve (depth)");
+  ctx_.path = nullptr;
   PetscInt steps = 0;
   MFT_PETSC(TSGetStepNumber(ts_, &steps));
   if (steps != ctx_.slices * ctx_.steps_per_slice)

@@ -98,6 +98,9 @@ void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
     MFT_PETSC(VecGetArrayRead(lambda_, &y));
     std::memcpy(a0, y, sizeof(double) * ctx_.stage.size());
     MFT_PETSC(VecRestoreArrayRead(lambda_, &y));
+    // The cotangent of the data's tokens, through the token norm's X(0).
+    const TokenNorm &norm = ctx_.field->norm();
+    if (!norm.identity()) norm.initial_vjp(data_tokens_.data(), a0, ctx_.field->tokens(), ctx_.field->token_dim());
   }
   std::copy(ctx_.dtheta.begin(), ctx_.dtheta.end(), dtheta);
 }

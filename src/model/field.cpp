@@ -8,7 +8,8 @@ namespace mft {
 
 DepthField::DepthField(MPI_Comm comm, long long N, long long n, const Particles &particles,
                        const FieldOptions &options)
-    : comm_(comm), N_(N), n_(n), d_(particles.token_dim()), L_(particles.heads.L), particles_(particles) {
+    : comm_(comm), N_(N), n_(n), d_(particles.token_dim()), L_(particles.heads.L), particles_(particles),
+      norm_(make_token_norm(options.norm)) {
   const std::vector<const ParticleSpecies *> species = particles.species();
   // The mean over the species of each one's mean over its particles.
   const double share = 1.0 / static_cast<double>(species.size());
@@ -30,7 +31,7 @@ void DepthField::particles_changed() {
   for (SpeciesPart &part : species_) part.kernel->particles_changed();
 }
 
-void DepthField::evaluate(long long l, const double *X, double *F) {
+void DepthField::evaluate_field(long long l, const double *X, double *F) {
   std::fill(F, F + state_size(), 0.0);
   for (SpeciesPart &part : species_) part.kernel->add_velocity(l, X, F);
   LogScope log(&LogEvents::allreduce);
@@ -38,8 +39,25 @@ void DepthField::evaluate(long long l, const double *X, double *F) {
   ++evaluations_;
 }
 
+void DepthField::evaluate(long long l, const double *X, double *F) {
+  evaluate_field(l, X, F);
+  // Every rank holds the same F: the projection needs no communication.
+  if (!norm_->identity()) norm_->project(X, F, N_ * n_, d_);
+}
+
 void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta,
                      double weight) {
+  // With a norm: the species' transposed products of Pi^T C, and the
+  // norm's own state term (the same on every rank, so added after the sum).
+  const bool projected = !norm_->identity();
+  if (projected) {
+    field_.resize(static_cast<size_t>(state_size()));
+    evaluate_field(l, X, field_.data());
+    cotangent_.assign(C, C + state_size());
+    state_term_.assign(static_cast<size_t>(state_size()), 0.0);
+    norm_->vjp(X, field_.data(), cotangent_.data(), state_term_.data(), N_ * n_, d_);
+    C = cotangent_.data();
+  }
   std::fill(dX, dX + state_size(), 0.0);
   for (SpeciesPart &part : species_) {
     const ParticleSpecies &s = *part.species;
@@ -48,8 +66,12 @@ void DepthField::vjp(long long l, const double *X, const double *C, double *dX, 
       vjp_blocks_.push_back(dtheta + part.offsets[k] + l * s.own.count() * s.matrices()[k].size());
     part.kernel->add_vjp(l, X, C, dX, vjp_blocks_, weight);
   }
-  LogScope log(&LogEvents::allreduce);
-  MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
+  {
+    LogScope log(&LogEvents::allreduce);
+    MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
+  }
+  if (projected)
+    for (long long i = 0; i < state_size(); ++i) dX[i] += state_term_[static_cast<size_t>(i)];
 }
 
 std::string DepthField::blow_up_hint() const {

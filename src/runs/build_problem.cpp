@@ -80,6 +80,13 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
       throw Error("the data (N " + std::to_string(problem.data.N) + ", n " + std::to_string(problem.data.n) + ", d " +
                   std::to_string(problem.data.d) + ", held out " + std::to_string(problem.test_data.N) +
                   ") do not have the sizes of the resolved configuration");
+    // Tokens the token norm cannot take are refused here, on every rank
+    // alike (a group's solve sees its block only).
+    if (const std::unique_ptr<TokenNorm> norm = make_token_norm(config.model.norm); !norm->identity())
+      for (const TokenData *set : {&problem.data, &problem.test_data}) {
+        std::vector<double> X = set->tokens;
+        norm->initial(X.data(), set->N * set->n, set->d);
+      }
     // Every group draws the same particles (streams keyed by seed, species,
     // l, m), or reads them from init.file.
     problem.particles = std::make_unique<Particles>(

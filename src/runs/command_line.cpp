@@ -167,8 +167,8 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
 bool command_reads_key(const std::string &command, const std::string &key) {
   auto in = [&](const char *section) { return key.rfind(section, 0) == 0; };
   if (command == "forward") return !in("train.") && !in("ntk.") && !in("cgf.");
-  if (command == "ntk") return !in("train.");
-  if (command == "train") return !in("cgf.");
+  if (command == "ntk") return !in("train.") && !in("forward.");
+  if (command == "train") return !in("cgf.") && !in("forward.");
   return true;
 }
 

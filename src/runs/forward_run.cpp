@@ -4,6 +4,8 @@
 #include "mft/runs/build_problem.hpp"
 #include "mft/train/objective.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -46,11 +48,33 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
   std::vector<double> mine;
+  // The tokens through depth: the slice boundaries (every k steps) or every step.
+  DepthPath path;
+  path.every = config.forward.every_step ? 1 : config.depth.steps_per_slice;
+  const bool record = config.forward.tokens_depth;
   collectively(comm, [&] { // a group that diverges alone stops every group
-    problem.solver->solve(block.tokens.data(), result.tokens_final.data());
+    problem.solver->solve(block.tokens.data(), result.tokens_final.data(), record ? &path : nullptr);
     mine = problem.readout->predict(block, result.tokens_final.data());
   });
   result.seconds = MPI_Wtime() - t0;
+  if (record) {
+    // (K + 1, block, n, d) as recorded to (block, K + 1, n, d) as written.
+    const auto rows = static_cast<long long>(path.depths.size()), per = block.n * block.d;
+    result.depths = path.depths;
+    result.tokens_depth.resize(path.states.size());
+    for (long long r = 0; r < rows; ++r)
+      for (long long i = 0; i < block.N; ++i)
+        std::copy_n(path.states.data() + (r * block.N + i) * per, per,
+                    result.tokens_depth.data() + (i * rows + r) * per);
+  }
+  // How far the tokens ended from the token norm's constraint (all groups).
+  const TokenNorm &norm = problem.field->norm();
+  if (!norm.identity()) {
+    result.drift = record ? norm.drift(path.states.data(), static_cast<long long>(path.depths.size()) * block.N *
+                                                                block.n, block.d)
+                          : norm.drift(result.tokens_final.data(), block.N * block.n, block.d);
+    MPI_Allreduce(MPI_IN_PLACE, &result.drift, 1, MPI_DOUBLE, MPI_MAX, comm);
+  }
   result.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
   result.risk = problem.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
   const bool classifies = problem.loss->classifies();
@@ -76,6 +100,11 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
         *out << line;
       }
     }
+    if (!norm.identity()) {
+      std::snprintf(line, sizeof line, "model.norm %s: the tokens' largest drift from it %s: %.3e\n",
+                    config.model.norm.c_str(), record ? "along depth" : "at s = 1", result.drift);
+      *out << line;
+    }
     std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n",
                   result.seconds, problem.field->evaluations());
     *out << line << std::flush;
@@ -85,7 +114,9 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
     RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
                  &problem.test_data);
     file.append_snapshot(0, 0.0, *problem.particles);
-    file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk);
+    file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk,
+                       record ? &result.tokens_depth : nullptr, result.depths,
+                       norm.identity() ? std::nan("") : result.drift);
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

@@ -151,6 +151,11 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   e.parts.push_back({"token states", data + state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
   // The memory trajectory: every step's state and stages.
   if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
+  // mft forward's tokens through depth: the recorded states and their copy as written.
+  if (job == Job::Forward && c.forward.tokens_depth) {
+    const long double rows = (c.forward.every_step ? steps : L) + 1;
+    e.parts.push_back({"tokens through depth", 2 * rows * state, data_key, data_value});
+  }
   // Minibatches: their own states and trajectory for b sequences.
   const long long b = c.train.batch;
   if (trains && b > 0 && (b < N || c.data.online)) {

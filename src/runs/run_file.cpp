@@ -397,12 +397,12 @@ hsize_t RunFile::write_history_rows() {
   return total;
 }
 
-void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
-                            double risk) {
+void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
+                            const std::vector<double> *tokens_depth, const std::vector<double> &depths, double drift) {
   const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
-             d = static_cast<hsize_t>(data.d);
+             d = static_cast<hsize_t>(data.d), K1 = static_cast<hsize_t>(depths.size());
   const std::string what = "writing /forward";
-  require_space(what, (N * n * d + yhat.size()) * sizeof(double));
+  require_space(what, (N * n * d * (1 + (tokens_depth ? K1 : 0)) + yhat.size()) * sizeof(double));
   phase(what, [&] {
     h5::Handle grp = h5::create_group(file_, "forward");
     // Each group's block of rows, written by its first head rank.
@@ -414,6 +414,13 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
     h5::write_dataset(file_, "/forward/predictions",
                       {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)}, yhat.data(), comm_);
     h5::write_attribute(grp, "risk", risk);
+    if (tokens_depth) {
+      h5::Handle path = h5::create_dataset(file_, "/forward/tokens_depth", {N, K1, n, d});
+      h5::write_block(path, {static_cast<hsize_t>(block.begin), 0, 0, 0},
+                      {rows, rows ? K1 : 0, rows ? n : 0, rows ? d : 0}, H5T_NATIVE_DOUBLE, tokens_depth->data());
+      h5::write_dataset(file_, "/forward/depth", {K1}, depths.data(), comm_);
+    }
+    if (!std::isnan(drift)) h5::write_attribute(grp, "norm_drift", drift);
   });
 }
 

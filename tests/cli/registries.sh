@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every registered score map, optimiser, loss and readout (mft --choices
-# model.attention, train.method, loss.kind, readout.kind), whatever their
-# names: training steps on 1
+# Every registered score map, optimiser, loss, readout and token norm (mft
+# --choices model.attention, train.method, loss.kind, readout.kind,
+# model.norm), whatever their names: training steps on 1
 # and 3 ranks match the independent NumPy model's gradient and the method's
 # update (scripts/check_gradient_step.py: the reference must know the
 # entry's formula, or the check fails naming it), the two rank counts agree
@@ -59,6 +59,7 @@ maps=$(choices model.attention)
 methods=$(choices train.method)
 losses=$(choices loss.kind)
 readouts=$(choices readout.kind)
+norms=$(choices model.norm)
 
 # Score maps, with the causal mask, by the flow's Euler step.
 for map in $maps; do
@@ -76,5 +77,8 @@ for loss in $losses; do
 done
 for readout in $readouts; do
   entry "readout-$readout" 1 --readout.kind "$readout" --readout.dim 2
+done
+for norm in $norms; do
+  entry "norm-$norm" 1 --model.norm "$norm"
 done
 finish

@@ -26,6 +26,7 @@ struct ModelConfig {
   std::string activation = "relu";
   std::string attention = "softmax"; // a registered score map (model/score_maps/)
   bool causal = false;               // token i attends to tokens 1..i only
+  std::string norm = "none";         // a registered token norm (model/norms/)
 #pragma push_macro("MFT_KEY")
 #undef MFT_KEY
 #define MFT_KEY(key, type, value, check, help) type key = value;
@@ -108,6 +109,11 @@ struct CgfConfig {
   double radius = 1.0;    // uniform in the ball of this radius
 };
 
+struct ForwardConfig {
+  bool tokens_depth = false; // mft forward: the tokens at every slice boundary into /forward/tokens_depth
+  bool every_step = false;   // ... at every integrator step instead
+};
+
 struct NtkConfig {
   std::string part = "V"; // V | QK | mlp | all
   long long every = 0;    // mft train: lambda_min, lambda_max of K_V every this many steps
@@ -141,6 +147,7 @@ struct Config {
   TrainConfig train;
   FamiliesConfig families;
   CgfConfig cgf;
+  ForwardConfig forward;
   NtkConfig ntk;
   OutputConfig output;
   ParallelConfig parallel;

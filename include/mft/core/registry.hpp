@@ -1,6 +1,6 @@
 #pragma once
 // What the configuration knows of the registries' entries (score maps,
-// optimisers, losses, readouts, data tasks): each entry's name, help and traits, read by the build from the
+// optimisers, losses, readouts, data tasks, token norms): each entry's name, help and traits, read by the build from the
 // entry's own file (cmake/registries.cmake), so the key table, --help and the
 // cross-key checks list them without linking their code. An entry's keys
 // (MFT_KEY lines) are members of its section's struct in config.hpp.
@@ -43,6 +43,7 @@ const std::vector<RegistryEntry> &optimizer_entries();
 const std::vector<RegistryEntry> &loss_entries();
 const std::vector<RegistryEntry> &readout_entries();
 const std::vector<RegistryEntry> &task_entries();
+const std::vector<RegistryEntry> &norm_entries();
 
 // Whether entry `name` has `trait` (an unknown name has none; its key's
 // check names it).

@@ -27,8 +27,18 @@
 namespace mft {
 
 // The TS's application context, as in PETSc's TS tutorials.
+// The tokens along depth that a solve records: X(0) and the state after
+// every `every` steps (the slice boundaries: k, every step: 1), each a row of
+// the state, with its depth s.
+struct DepthPath {
+  long long every = 1;
+  std::vector<double> states;
+  std::vector<double> depths;
+};
+
 struct DepthContext {
   DepthField *field = nullptr;
+  DepthPath *path = nullptr; // the solve's recording, or none
   PetscInt slices = 1;
   PetscInt steps_per_slice = 1;
   PetscInt slice = 0;       // slice of the step being taken (or reversed)
@@ -68,11 +78,13 @@ public:
   DepthSolver(const DepthSolver &) = delete;
   DepthSolver &operator=(const DepthSolver &) = delete;
 
-  // X1 = X(1) from X0 = X(0), each N x n x d. Collective on the field's comm.
-  void solve(const double *X0, double *X1);
+  // X1 = X(1) from the data's tokens X0 (X(0) = X0, or its image under the
+  // field's token norm), each N x n x d. Collective on the field's comm.
+  // With `path`, the states along depth are recorded into it.
+  void solve(const double *X0, double *X1, DepthPath *path = nullptr);
 
   // After solve(): integrates the adjoint from a(1) = a1 back to s = 0.
-  // a0 = a(0) = dR/dX(0) (may be null); dtheta = dR/dtheta for this rank's
+  // a0 = dR/dX0, the cotangent of the data's tokens (may be null); dtheta = dR/dtheta for this rank's
   // particles in the flat layout of Particles (overwritten). Collective.
   void adjoint(const double *a1, double *a0, double *dtheta);
 
@@ -95,6 +107,7 @@ private:
   bool adjoint_ = false;
   std::string ts_type_, rk_type_;
   PetscInt stages_ = 1;
+  std::vector<double> data_tokens_; // the last solve's X0, for a token norm's transpose
 };
 
 } // namespace mft

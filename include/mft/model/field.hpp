@@ -9,9 +9,11 @@
 //
 // in general the mean over the S species present of each one's mean over
 // its particles: each species' kernel (species_kernel.hpp) weighs its
-// particles 1/(S M_s).
+// particles 1/(S M_s). With a token norm (model.norm, token_norm.hpp) the
+// field is its projection Pi(x) F, and vjp the transpose of that.
 #include "mft/model/particles.hpp"
 #include "mft/model/species_kernel.hpp"
+#include "mft/model/token_norm.hpp"
 
 #include <mpi.h>
 #include <memory>
@@ -30,7 +32,8 @@ public:
   // The particles changed (training): refresh the kernels' per-slice products.
   void particles_changed();
 
-  // F = F_l(X) for all N x n x d tokens. Collective on comm.
+  // F = F_l(X) for all N x n x d tokens (projected by the token norm).
+  // Collective on comm.
   void evaluate(long long l, const double *X, double *F);
 
   // For the cotangent C of F_l at X: dX = (dF_l/dX)^T C summed over all
@@ -41,12 +44,16 @@ public:
 
   long long slices() const { return L_; }
   long long state_size() const { return N_ * n_ * d_; }
+  long long tokens() const { return N_ * n_; } // rows of d values: the N sequences' tokens
+  long long token_dim() const { return d_; }
   long long evaluations() const { return evaluations_; }
   // Flops of one evaluation summed over all ranks, as MODEL.md §3 counts.
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
   // Why tokens of this field may blow up in finite depth ("" when they cannot).
   std::string blow_up_hint() const;
+  // The constraint on the tokens (what X(0) is and how the velocity is projected).
+  const TokenNorm &norm() const { return *norm_; }
   const Particles &particles() const { return particles_; }
 
 private:
@@ -61,8 +68,14 @@ private:
   MPI_Comm comm_;
   long long N_, n_, d_, L_;
   const Particles &particles_;
+  // The species' share of F_l(X), unprojected, summed over the ranks.
+  void evaluate_field(long long l, const double *X, double *F);
+
   std::vector<SpeciesPart> species_;
+  std::unique_ptr<TokenNorm> norm_;
   std::vector<double *> vjp_blocks_; // a species' matrices' cotangents of a slice (vjp's work)
+  // With a norm, the vjp's work: F at its state, Pi^T C, the state term.
+  std::vector<double> field_, cotangent_, state_term_;
   long long evaluations_ = 0;
   double model_flops_ = 0.0;
 };

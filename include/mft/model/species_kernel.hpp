@@ -19,7 +19,10 @@ struct FieldOptions {
   std::string attention = "softmax"; // model.attention
   bool causal = false;               // model.causal
   std::string activation = "relu";   // model.activation
-  static FieldOptions of(const ModelConfig &model) { return {model.attention, model.causal, model.activation}; }
+  std::string norm = "none";         // model.norm (the field projects its velocity)
+  static FieldOptions of(const ModelConfig &model) {
+    return {model.attention, model.causal, model.activation, model.norm};
+  }
 };
 
 class SpeciesKernel {

@@ -15,6 +15,10 @@ struct ForwardResult {
   std::vector<double> tokens_final; // X(1) of this group's block of sequences, block x n x d
   std::vector<double> predictions;  // yhat, N
   double seconds = 0.0;             // wall time of the depth solve
+  // forward.tokens_depth: this group's block of the tokens at the K + 1
+  // depths, block x (K + 1) x n x d, and the depths.
+  std::vector<double> tokens_depth, depths;
+  double drift = 0.0; // a token norm's: the tokens' largest drift from its constraint
 };
 
 // Runs the forward problem of `config` and writes config.output.file (unless

@@ -35,6 +35,7 @@
 #include "mft/train/optimizer.hpp"
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mpi.h>
@@ -186,9 +187,12 @@ public:
   void append_history(const HistoryValues &values);
 
   // /forward: final tokens X(1) (X1: this group's block of the N sequences
-  // of `data`), predictions yhat (all N) and the risk R.
-  void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat,
-                     double risk);
+  // of `data`), predictions yhat (all N) and the risk R; with `tokens_depth`
+  // (this group's block, block x K+1 x n x d) the tokens at `depths`; a
+  // token norm's drift from its constraint (NaN: none).
+  void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
+                     const std::vector<double> *tokens_depth = nullptr, const std::vector<double> &depths = {},
+                     double drift = std::numeric_limits<double>::quiet_NaN());
 
   // /ntk: the Gram matrix and its eigenvalues (ascending), with the
   // attributes part, snapshot, lambda_min, lambda_max; with a CGF test,
