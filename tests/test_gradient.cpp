@@ -174,13 +174,18 @@ struct Tableau {
   int s;
 };
 
-// The readout and loss of `config`, plainly: R and a(1) = dR/dX(1) from X(1).
+// The readout and loss of `config`, plainly: R and a(1) = dR/dX(1) from X(1)
+// (the query and mean readouts, the squared and cross-entropy losses: the
+// plain backprop is written for those).
 double plain_risk(const mft::Config &config, const mft::TokenData &data, const std::vector<double> &X,
                   std::vector<double> &a) {
   const long long N = data.N, n = data.n, d = data.d, d_out = config.readout.dim;
   const long long c = config.readout_coord();
   const std::vector<double> W = config.readout_weights();
   const bool query = config.readout.kind == "query";
+  EXPECT_TRUE(query || config.readout.kind == "mean") << "plain_risk knows no readout " << config.readout.kind;
+  EXPECT_TRUE(config.loss.kind == "squared" || config.loss.kind == "cross-entropy")
+      << "plain_risk knows no loss " << config.loss.kind;
   double risk = 0;
   a.assign(X.size(), 0.0);
   for (long long i = 0; i < N; ++i) {

@@ -8,7 +8,8 @@
 //   tasks     data: the tasks and data files
 //   train     the objective, its gradient, the optimisers, the trainer
 //   analysis  the NTK and the log-sum-exp test
-//   runs      the commands: build a model, train, forward, ntk, and the run file
+//   runs      the commands: resolve the configuration and build the problem,
+//             train, forward, ntk, and the run file
 // A program drives them as apps/mft.cpp does: a PetscSession, a Config from
 // parse_config, then run_train / run_forward / run_ntk or the pieces below.
 #include "mft/core/config.hpp"

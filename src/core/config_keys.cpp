@@ -218,6 +218,10 @@ const std::vector<Key> &key_table() {
   add_key("model." #key, &C::model, &ModelConfig::key, {check}, help).added_to_format(),
 #include "mft/registry/score_maps_keys.inc"
 #undef MFT_KEY
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/norms_keys.inc"
+#undef MFT_KEY
       add_key("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS type in depth: euler, rk, ssp (-depth_ts_type overrides)"),
       add_key("depth.rk_type", &C::depth, &DepthConfig::rk_type, {non_empty},
@@ -232,11 +236,19 @@ const std::vector<Key> &key_table() {
            "that far from the end (-1: the last d_out coordinates; stored resolved)",
            [](const Config &c) { return ConfigValue(c.readout_coord()); }),
       add_key("readout.weights", &C::readout, &ReadoutConfig::weights, {real_list},
-           "W for the mean readout, d_out x d row-major, comma-separated; empty: rows e_c.. "
+           "W for a readout of W times the tokens (mean), d_out x d row-major, comma-separated; empty: rows e_c.. "
            "(stored resolved)",
            [](const Config &c) { return ConfigValue(c.readout_weights()); }),
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("readout." #key, &C::readout, &ReadoutConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/readouts_keys.inc"
+#undef MFT_KEY
       add_key("loss.kind", &C::loss, &LossConfig::kind, entry_of(loss_entries()),
            entries_help("loss of the predictions yhat against the targets y", loss_entries())).added_to_format(),
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("loss." #key, &C::loss, &LossConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/losses_keys.inc"
+#undef MFT_KEY
       add_key("init.seed", &C::init, &InitConfig::seed, {parse_seed},
            "seed of the particle streams (seed, species, l, m)"),
       add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {non_negative_real},
@@ -270,13 +282,18 @@ const std::vector<Key> &key_table() {
            "seed of the held-out sequences' own streams: the same held-out set whatever data.sequences").added_to_format(),
       add_key("data.online", &C::data, &DataConfig::online, {parse_bool},
            "true: every step trains on train.batch fresh sequences drawn from streams keyed by "
-           "(data.seed, step) (icl-linear, gaussian); the N data.sequences only measure R").added_to_format(),
+               "(data.seed, step) (" + entries_with(task_entries(), kStreams) +
+               "); the N data.sequences only measure R").added_to_format(),
       add_key("data.file", &C::data, &DataConfig::file, {any_text},
            "HDF5 file with /data/tokens (N,n,d), /data/targets (N,d_out) [, /data/test_tokens, "
            "/data/test_targets]"),
       add_key("data.teacher_heads", &C::data, &DataConfig::teacher_heads, {non_negative},
            "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); "
            "0: model.heads"),
+#define MFT_KEY(key, type, value, check, help)                                                               \
+  add_key("data." #key, &C::data, &DataConfig::key, {check}, help).added_to_format(),
+#include "mft/registry/data_tasks_keys.inc"
+#undef MFT_KEY
       add_key("train.ts_type", &C::train, &TrainConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS in training time tau: euler, rk, ssp (-train_ts_type overrides)"),
       add_key("train.dtau", &C::train, &TrainConfig::dtau, {positive_real},

@@ -44,7 +44,7 @@ PetscErrorCode DepthRHSJacobian(TS ts, PetscReal, Vec U, Mat, Mat, void *ptr) {
 }
 
 // J^T lambda to PETSc (all ranks' heads summed); w_i Jp^T lambda into
-// dR/dtheta, from the same pass over the softmax.
+// dR/dtheta, from the same pass over the score map's weights.
 PetscErrorCode JacobianMultTranspose(Mat J, Vec lambda, Vec out) {
   DepthContext *ctx = nullptr;
   const PetscScalar *l = nullptr;

@@ -9,13 +9,13 @@
 namespace mft {
 
 #undef MFT_SCORE_MAP
-#define MFT_SCORE_MAP(name, help) std::unique_ptr<ScoreMap> make_##name##_score_map(bool causal);
+#define MFT_SCORE_MAP(name, help) std::unique_ptr<ScoreMap> make_##name##_score_map(bool causal, const ModelConfig &model);
 #include "mft/registry/score_maps.inc"
 #undef MFT_SCORE_MAP
 
 namespace {
 
-using Factory = std::unique_ptr<ScoreMap> (*)(bool causal);
+using Factory = std::unique_ptr<ScoreMap> (*)(bool causal, const ModelConfig &model);
 
 const std::vector<std::pair<std::string, Factory>> &registry() {
   static const std::vector<std::pair<std::string, Factory>> maps = {
@@ -35,9 +35,9 @@ std::string ScoreMap::blow_up_hint() const {
          "init.sigma_qk (or train.dtau, in training) keeps it finite";
 }
 
-std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal) {
+std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal, const ModelConfig &model) {
   for (const auto &[known, make] : registry())
-    if (known == name) return make(causal);
+    if (known == name) return make(causal, model);
   throw InputError(key_error("model.attention", name, "must be one of " + comma_list(score_map_names())));
 }
 

@@ -97,7 +97,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
         require_finite_snapshot(*problem.particles, {}, "init.file", config.init.file,
                                 "row " + std::to_string(config.init.snapshot) + " of /particles");
       });
-    problem.field_options = FieldOptions::of(config.model);
+    problem.field_options = config.model;
     problem.field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.data.N).count(), problem.data.n,
                                                *problem.particles, problem.field_options);
     problem.solver = std::make_unique<DepthSolver>(*problem.field, config.depth, job != Job::Forward);

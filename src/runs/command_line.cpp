@@ -182,7 +182,9 @@ std::string key_reference_markdown() {
        "--help` lists the keys COMMAND reads; `mft train --dry-run` prints the resolved\n"
        "configuration as an INI file. Every run file keeps its resolved configuration\n"
        "in `/config`, and `mft train --restart FILE` takes its keys from there: only\n"
-       "those marked *restart* may be given again with another value.\n";
+       "those marked *restart* may be given again with another value. Keys marked *added*\n"
+       "came after the format's first files: a file without one was computed with its\n"
+       "default.\n";
   const po::options_description all = config_key_options();
   std::string section;
   for (const auto &option : all.options()) {
@@ -196,6 +198,7 @@ std::string key_reference_markdown() {
     for (const char *command : {"train", "forward", "ntk"})
       if (command_reads_key(command, key)) readers += (readers.empty() ? "" : ", ") + std::string(command);
     if (restart_may_change(key)) readers += "; *restart*";
+    if (key_added_to_format(key)) readers += "; *added*";
     std::string meaning = option->description();
     for (size_t at = 0; (at = meaning.find('|', at)) != std::string::npos; at += 2) meaning.replace(at, 1, "\\|");
     const std::string value = default_text(key);

@@ -1,6 +1,7 @@
 #include "mft/runs/memory.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/model/particles.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/train/optimizer.hpp"
 

@@ -1,7 +1,7 @@
 #include "mft/runs/ntk_run.hpp"
 
 #include "mft/core/error.hpp"
-#include "mft/tasks/families.hpp"
+#include "mft/tasks/task.hpp"
 #include "mft/runs/build_problem.hpp"
 
 #include <cstdio>
@@ -63,11 +63,8 @@ void cgf_test(MPI_Comm comm, const Config &config, const Problem &problem, NtkRu
   collectively(comm, [&] {
     points = cgf_points(config.cgf.points, problem.data.d, config.cgf.radius, config.data.seed);
     result.empirical = empirical_cgf_margin(problem.data, points, config.cgf.points);
-    if (config.data.task == "families" && has_population_cgf(config.families.kind)) {
-      const std::vector<FamilyMember> members = family_members(config);
-      result.population =
-          cgf_margin(points, config.cgf.points, problem.data.d, problem.data.N,
-                     [&](long long i, const double *z) { return population_cgf(members[i], z, problem.data.d); });
+    if (const PopulationCgf population = task_population_cgf(config)) {
+      result.population = cgf_margin(points, config.cgf.points, problem.data.d, problem.data.N, population);
       result.has_population = true;
     }
   });
@@ -123,16 +120,14 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
     if (from) {
       read_run_snapshot(options.from, "--from", snapshot.row, *problem.particles);
       require_finite_snapshot(*problem.particles, {}, "--from", options.from, snapshot_of_step(snapshot.step));
-      problem.field->particles_changed();
+      problem.particles_changed();
     }
   });
 
   char line[400];
   std::snprintf(line, sizeof line,
-                "mft ntk: N=%lld n=%lld d=%lld task %s%s%s | M=%lld heads x L=%lld slices | part %s%s\n",
-                problem.data.N, problem.data.n, problem.data.d, config.data.task.c_str(),
-                config.data.task == "families" ? " " : "",
-                config.data.task == "families" ? config.families.kind.c_str() : "", config.model.heads,
+                "mft ntk: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices | part %s%s\n",
+                problem.data.N, problem.data.n, problem.data.d, describe_task(config).c_str(), config.model.heads,
                 config.model.slices, config.ntk.part.c_str(),
                 from ? (" | " + options.from + " step " + std::to_string(snapshot.step)).c_str() : " | initial particles");
   const std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +

@@ -51,7 +51,7 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
                 problem.data.N, problem.data.n, problem.data.d, c.data.task.c_str(), c.model.heads,
                 c.model.slices, c.model.head_dim, problem.particles->has_mlp() ? " + MLP" : "",
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
-                (c.train.method == "flow" ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
+                (has_trait(optimizer_entries(), c.train.method, kTrainingTs) ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
                 c.train.steps, c.train.lambda, describe_grid(*problem.grid).c_str());
   out << line << "model: " << describe_variant(c, problem) << "\n"
       << "training: " << method << "\n"

@@ -14,11 +14,19 @@ namespace mft {
 namespace {
 
 const std::vector<std::pair<std::string, TaskEntry>> &registry() {
-  static const std::vector<std::pair<std::string, TaskEntry>> tasks = {
+  static const std::vector<std::pair<std::string, TaskEntry>> tasks = [] {
+    std::vector<std::pair<std::string, TaskEntry>> out = {
 #define MFT_TASK(id, name, traits, help) {name, id##_task()},
 #include "mft/registry/data_tasks.inc"
 #undef MFT_TASK
-  };
+    };
+    // A task drawn from streams (its trait, which the checks across keys
+    // read) is one that draws its sequences one by one.
+    for (const auto &[name, entry] : out)
+      if (has_trait(task_entries(), name, kStreams) != (entry.sequences != nullptr))
+        throw Error("data task " + name + ": its kStreams trait and its sequences function disagree");
+    return out;
+  }();
   return tasks;
 }
 
@@ -72,6 +80,16 @@ std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int gr
                                     long double stages) {
   const TaskEntry &task = find(config.data.task);
   return task.memory ? task.memory(config, head_ranks, groups, data_bytes, stages) : std::vector<TaskMemory>{};
+}
+
+std::string describe_task(const Config &config) {
+  const TaskEntry &task = find(config.data.task);
+  return task.describe ? task.describe(config) : config.data.task;
+}
+
+PopulationCgf task_population_cgf(const Config &config) {
+  const TaskEntry &task = find(config.data.task);
+  return task.population_cgf ? task.population_cgf(config) : PopulationCgf{};
 }
 
 } // namespace mft

@@ -30,7 +30,7 @@ struct NtkSpectrum {
 // `part` (V, QK, mlp, all); InputError naming ntk.part otherwise.
 void check_ntk_part(const std::string &part, const Particles &particles);
 
-// K_part at the model's current particles. Collective on the model's grid.
+// K_part at the problem's current particles. Collective on its grid.
 NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part);
 
 } // namespace mft

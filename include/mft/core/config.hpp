@@ -1,7 +1,8 @@
 #pragma once
-// The resolved configuration of a run: built-in defaults, then an INI file
+// The configuration of a run: built-in defaults, then an INI file
 // (--config), then `--section.key value` on the command line, in rising
-// precedence. Keys are named `section.key` everywhere: in the INI file, on the
+// precedence (parse_config), resolved once for the run (resolve_config,
+// runs/build_problem.hpp). Keys are named `section.key` everywhere: in the INI file, on the
 // command line, and as the attributes of the output file's /config group.
 #include "mft/core/registry.hpp"
 
@@ -16,6 +17,12 @@
 
 namespace mft {
 
+// The keys the registries' entries own (their MFT_KEY lines,
+// cmake/registries.cmake) are members of their section's struct.
+#pragma push_macro("MFT_KEY")
+#undef MFT_KEY
+#define MFT_KEY(key, type, value, check, help) type key = value;
+
 struct ModelConfig {
   long long d = 8;             // token dimension
   long long head_dim = 8;      // d_h
@@ -27,12 +34,9 @@ struct ModelConfig {
   std::string attention = "softmax"; // a registered score map (model/score_maps/)
   bool causal = false;               // token i attends to tokens 1..i only
   std::string norm = "none";         // a registered token norm (model/norms/)
-#pragma push_macro("MFT_KEY")
-#undef MFT_KEY
-#define MFT_KEY(key, type, value, check, help) type key = value;
+  // The keys the score maps and token norms own (their MFT_KEY lines).
 #include "mft/registry/score_maps_keys.inc"
-#undef MFT_KEY
-#pragma pop_macro("MFT_KEY")
+#include "mft/registry/norms_keys.inc"
 };
 
 struct DepthConfig {
@@ -45,11 +49,13 @@ struct ReadoutConfig {
   std::string kind = "query";  // a registered readout (model/readouts/)
   long long dim = 1;           // d_out
   long long coord = -1;        // c, 0-based; negative: the block ends that far from the end
-  std::vector<double> weights; // W (d_out x d) for `mean`; empty: rows e_c .. e_{c+d_out-1}
+  std::vector<double> weights; // W (d_out x d) of a weighted readout; empty: rows e_c .. e_{c+d_out-1}
+#include "mft/registry/readouts_keys.inc"
 };
 
 struct LossConfig {
   std::string kind = "squared"; // a registered loss (model/losses/)
+#include "mft/registry/losses_keys.inc"
 };
 
 struct InitConfig {
@@ -72,6 +78,7 @@ struct DataConfig {
   bool online = false;         // a fresh minibatch of train.batch sequences every step
   std::string file; // for task = file
   long long teacher_heads = 0; // teacher width; 0: model.heads
+#include "mft/registry/data_tasks_keys.inc"
 };
 
 struct TrainConfig {
@@ -87,13 +94,10 @@ struct TrainConfig {
   std::string method = "flow";
   long long batch = 0;
   double temperature = 0.0;
-#pragma push_macro("MFT_KEY")
-#undef MFT_KEY
-#define MFT_KEY(key, type, value, check, help) type key = value;
 #include "mft/registry/optimizers_keys.inc"
-#undef MFT_KEY
-#pragma pop_macro("MFT_KEY")
 };
+
+#pragma pop_macro("MFT_KEY")
 
 struct FamiliesConfig {
   std::string kind = "discrete"; // discrete | cube | laplace | mixture | gaussian-cov
@@ -221,10 +225,6 @@ std::vector<std::string> key_choices(const std::string &key);
 // before the sizes are read, the second after.
 void validate_keys(const Config &config);
 void validate_sizes(const Config &config);
-inline void validate(const Config &config) {
-  validate_keys(config);
-  validate_sizes(config);
-}
 
 
 // Renders a value as it would be written in the INI file.

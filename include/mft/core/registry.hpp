@@ -1,9 +1,11 @@
 #pragma once
 // What the configuration knows of the registries' entries (score maps,
-// optimisers, losses, readouts, data tasks, token norms): each entry's name, help and traits, read by the build from the
-// entry's own file (cmake/registries.cmake), so the key table, --help and the
-// cross-key checks list them without linking their code. An entry's keys
-// (MFT_KEY lines) are members of its section's struct in config.hpp.
+// optimisers, losses, readouts, data tasks, token norms): each entry's name,
+// help and traits, read by the build from the entry's own file
+// (cmake/registries.cmake), so the key table, --help and the cross-key
+// checks list them without linking their code. An entry's keys (MFT_KEY
+// lines) are members of its section's struct in config.hpp and keys of the
+// key table (config_keys.cpp).
 #include <string>
 #include <vector>
 

@@ -14,6 +14,8 @@
 // heads. The tokens outside A_a are never passed: the mask is the kernel's
 // loop bound (visible()). `rows` is a whole number of vector lanes
 // (lanes.hpp; the kernel pads its heads).
+#include "mft/core/config.hpp"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,9 +57,11 @@ private:
   bool causal_;
 };
 
-// The score map named by model.attention, with or without the causal mask.
-// InputError naming the key for an unknown name.
-std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal);
+// The score map named by model.attention, with or without the causal mask,
+// with its keys from `model` (the defaults when not given). InputError
+// naming the key for an unknown name.
+std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal,
+                                         const ModelConfig &model = ModelConfig{});
 
 // The names make_score_map knows, in registry order.
 std::vector<std::string> score_map_names();
@@ -67,5 +71,7 @@ std::vector<std::string> score_map_names();
 // An entry's file src/model/score_maps/NAME.cpp holds, at the start of a
 // line, its registration line (read by the build: cmake/registries.cmake)
 //   MFT_SCORE_MAP(NAME, "help for --help: the weights' formula")
-// and defines make_NAME_score_map(bool causal) in namespace mft.
+// a line MFT_KEY(key, type, default, check, "help") for each model.KEY it
+// owns (a member of ModelConfig), and defines
+// make_NAME_score_map(bool causal, const ModelConfig &model) in namespace mft.
 #define MFT_SCORE_MAP(name, help)

@@ -13,17 +13,10 @@
 
 namespace mft {
 
-// The variant of the field (MODEL.md §10) the kernels read: the score map,
-// the mask, the MLP's activation.
-struct FieldOptions {
-  std::string attention = "softmax"; // model.attention
-  bool causal = false;               // model.causal
-  std::string activation = "relu";   // model.activation
-  std::string norm = "none";         // model.norm (the field projects its velocity)
-  static FieldOptions of(const ModelConfig &model) {
-    return {model.attention, model.causal, model.activation, model.norm};
-  }
-};
+// The variant of the field (MODEL.md §10) the kernels read: the model's
+// keys (the score map and its keys, the mask, the MLP's activation, the
+// token norm).
+using FieldOptions = ModelConfig;
 
 class SpeciesKernel {
 public:

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,29 +30,38 @@ struct TaskMemory {
   std::string key, value; // the key that sets its size ("": the data's)
 };
 
+// Lambda_i(z) of sequence i at z (d values).
+using PopulationCgf = std::function<double(long long i, const double *z)>;
+
 // A registered task: what it does (null: the default).
 struct TaskEntry {
   // Its training and held-out sequences. Collective on comm. Null: a task
   // of sequences drawn one by one (kStreams), training sequence i from
   // (data.seed, i), held-out sequence i from (data.test_seed, i).
-  TaskData (*make)(const Config &config, MPI_Comm comm);
+  TaskData (*make)(const Config &config, MPI_Comm comm) = nullptr;
   // `count` sequences, sequence i from stream_of(i) (kStreams tasks: their
   // sets and the online batches).
   TokenData (*sequences)(const DataConfig &data, long long d, long long d_out, long long count,
-                         const SequenceStreams &stream_of);
+                         const SequenceStreams &stream_of) = nullptr;
   // The checks of the task's keys beside the key table's (after the sizes
   // are resolved); InputError naming a key.
-  void (*check)(const Config &config);
+  void (*check)(const Config &config) = nullptr;
   // What the task decides of the sizes (a data file's N, n, d and held-out
   // N); null: the keys.
-  void (*resolve_sizes)(Config &config);
+  void (*resolve_sizes)(Config &config) = nullptr;
   // The files it reads, as (key, path): an output must not be one of them.
-  std::vector<std::pair<std::string, std::string>> (*inputs)(const Config &config);
+  std::vector<std::pair<std::string, std::string>> (*inputs)(const Config &config) = nullptr;
   // What it holds while it makes the data, per rank of `head_ranks` x
   // `groups`; `data_bytes` and `stages`: the data's size and the depth
   // scheme's stages.
   std::vector<TaskMemory> (*memory)(const Config &config, int head_ranks, int groups, long double data_bytes,
-                                    long double stages);
+                                    long double stages) = nullptr;
+  // The task in the run headers (families: "families cube"); null: its name.
+  std::string (*describe)(const Config &config) = nullptr;
+  // The closed-form cumulant generating function Lambda_i(z) of sequence
+  // i's token distribution, z in R^d (the population log-sum-exp test), or
+  // an empty function when the task has none; null: none.
+  PopulationCgf (*population_cgf)(const Config &config) = nullptr;
 };
 
 // The task of config.data.task: its data, its checks, its sizes, its inputs,
@@ -62,6 +72,8 @@ void resolve_task_sizes(Config &config);
 std::vector<std::pair<std::string, std::string>> task_inputs(const Config &config);
 std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int groups, long double data_bytes,
                                     long double stages);
+std::string describe_task(const Config &config);
+PopulationCgf task_population_cgf(const Config &config);
 
 } // namespace mft
 

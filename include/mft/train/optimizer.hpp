@@ -61,9 +61,9 @@ OptimizerStateLayout optimizer_state_layout(const std::string &method);
 // A registered optimiser: how to build it, what state it keeps, and what it
 // resolves of the training keys (null: nothing).
 struct OptimizerEntry {
-  std::unique_ptr<Optimizer> (*make)(const Config &config, StepGradient &gradient);
+  std::unique_ptr<Optimizer> (*make)(const Config &config, StepGradient &gradient) = nullptr;
   OptimizerStateLayout state;
-  void (*resolve)(TrainConfig &train);
+  void (*resolve)(TrainConfig &train) = nullptr;
 };
 
 } // namespace mft

@@ -31,7 +31,7 @@ struct ParticleState {
 class StepGradient {
 public:
   // With config.train.batch in (0, N), or data.online: a field and an
-  // adjoint solver for b sequences beside the model's (this group's block of
+  // adjoint solver for b sequences beside the problem's (this group's block of
   // them). Minibatch streams: seed config.init.seed; online sequences:
   // data.seed.
   StepGradient(Problem &problem, const Config &config);

@@ -28,6 +28,6 @@ public:
 
 MFT_SCORE_MAP(linear, "a / number of tokens seen (no normalisation)")
 
-std::unique_ptr<ScoreMap> make_linear_score_map(bool causal) { return std::make_unique<Linear>(causal); }
+std::unique_ptr<ScoreMap> make_linear_score_map(bool causal, const ModelConfig &) { return std::make_unique<Linear>(causal); }
 
 } // namespace mft

@@ -34,6 +34,6 @@ public:
 
 MFT_SCORE_MAP(relu, "max(a, 0) / number of tokens seen")
 
-std::unique_ptr<ScoreMap> make_relu_score_map(bool causal) { return std::make_unique<Relu>(causal); }
+std::unique_ptr<ScoreMap> make_relu_score_map(bool causal, const ModelConfig &) { return std::make_unique<Relu>(causal); }
 
 } // namespace mft

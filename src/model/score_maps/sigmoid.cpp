@@ -39,6 +39,6 @@ public:
 
 MFT_SCORE_MAP(sigmoid, "sigma(a - log m) = 1 / (1 + m exp(-a)), m the number of tokens seen, each weight on its own")
 
-std::unique_ptr<ScoreMap> make_sigmoid_score_map(bool causal) { return std::make_unique<Sigmoid>(causal); }
+std::unique_ptr<ScoreMap> make_sigmoid_score_map(bool causal, const ModelConfig &) { return std::make_unique<Sigmoid>(causal); }
 
 } // namespace mft

@@ -30,8 +30,25 @@ void check(const Config &c) {
                                "it has no further sequences to hold out"));
 }
 
+std::string describe(const Config &c) { return "families " + c.families.kind; }
+
+PopulationCgf population(const Config &c) {
+  if (!has_population_cgf(c.families.kind)) return {};
+  const long long d = c.model.d;
+  return [members = family_members(c), d](long long i, const double *z) {
+    return population_cgf(members[static_cast<size_t>(i)], z, d);
+  };
+}
+
 } // namespace
 
-TaskEntry families_task() { return {make, nullptr, check, nullptr, nullptr, nullptr}; }
+TaskEntry families_task() {
+  TaskEntry entry;
+  entry.make = make;
+  entry.check = check;
+  entry.describe = describe;
+  entry.population_cgf = population;
+  return entry;
+}
 
 } // namespace mft

@@ -27,7 +27,7 @@ TaskData make(const Config &config, MPI_Comm comm) {
   data.tokens.insert(data.tokens.end(), held_out.tokens.begin(), held_out.tokens.end());
   data.N += held_out.N;
   const Particles teacher = make_particles(config, comm, config.data.seed, teacher_heads(config));
-  DepthField field(comm, data.N, data.n, teacher, FieldOptions::of(config.model));
+  DepthField field(comm, data.N, data.n, teacher, config.model);
   DepthSolver solver(field, config.depth);
   std::vector<double> X1(data.tokens.size());
   solver.solve(data.tokens.data(), X1.data());

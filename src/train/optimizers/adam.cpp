@@ -22,7 +22,8 @@ MFT_KEY(eps, double, 1e-8, positive_real, "adam: epsilon of the denominator")
 
 namespace {
 
-const std::vector<std::string> kStateArrays = {"m", "v"};
+// The names of state()'s arrays, in order: the moments.
+constexpr const char *kStateArrays[] = {"m", "v"};
 
 class Adam final : public Optimizer {
 public:
@@ -67,7 +68,7 @@ OptimizerEntry adam_optimizer() {
   return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
             return std::make_unique<Adam>(gradient, config.train);
           },
-          {true, kStateArrays},
+          {true, {kStateArrays[0], kStateArrays[1]}},
           nullptr};
 }
 

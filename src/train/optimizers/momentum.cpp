@@ -19,7 +19,8 @@ MFT_KEY(momentum, double, 0.9, unit_interval, "momentum: the heavy ball's mu, in
 
 namespace {
 
-const std::vector<std::string> kStateArrays = {"u"};
+// The name of state()'s array: the velocity.
+constexpr const char *kStateArrays[] = {"u"};
 
 class Momentum final : public Optimizer {
 public:
@@ -57,7 +58,7 @@ OptimizerEntry momentum_optimizer() {
   return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {
             return std::make_unique<Momentum>(gradient, config.train);
           },
-          {false, kStateArrays},
+          {false, {kStateArrays[0]}},
           nullptr};
 }
 
