@@ -1,8 +1,9 @@
 """Analysis of mft's HDF5 run files (schema mft/1, see docs/FORMAT.md).
 
 Modules: `mft.io` reads run files (`open_run`, `Run`, `RunFileError`);
-`mft.history`, `mft.particles_plot`, `mft.compare`, `mft.sweep` and
-`mft.ntk_table` hold the command-line tools (each a `main(argv=None)`);
+`mft.history`, `mft.particles_plot`, `mft.compare`, `mft.sweep`,
+`mft.ntk_table` and `mft.tokens` hold the command-line tools (each a
+`main(argv=None)`; `mft.tokens` also the token geometry along depth);
 `mft.reference` is an independent NumPy model of mft's equations.
 
 The names of `mft.io` are also reachable here (`mft.open_run(path)`); they

@@ -3,7 +3,8 @@
 here with h5py: the labelled particles and the history table against the raw
 datasets, the sweep-table reader (module and command line, and the Slurm
 scripts that call it), and scripts/collect_sweep.py; with them the tests of
-damaged run files and hostile sweep tables (damaged_inputs.py).
+damaged run files and hostile sweep tables (damaged_inputs.py) and of the
+token geometry along depth (token_geometry.py).
 
   python3 tests/python/test_package.py [-v]
 """
@@ -30,6 +31,8 @@ from damaged_inputs import DamagedRun, HostileSweepTable  # noqa: E402, F401
 from notebook import Notebook  # noqa: E402, F401
 # Sweeps run here and collected with their failures.
 from sweeps import LocalSweep  # noqa: E402, F401
+# The token geometry along depth (mft.tokens).
+from token_geometry import TokenGeometry  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
