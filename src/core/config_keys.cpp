@@ -262,7 +262,8 @@ const std::vector<Key> &key_table() {
       add_key("init.file", &C::init, &InitConfig::file, {any_text},
               "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
               "/particles/Q, K, V[, W1, W2] shaped (snapshots, L, M, rows, cols) like a run's) instead of "
-              "drawn ones; empty: drawn from init.seed")
+              "drawn ones; model.slices, heads, head_dim, mlp_particles and mlp_width left at their "
+              "defaults are the file's; empty: drawn from init.seed")
           .added_to_format(),
       add_key("init.snapshot", &C::init, &InitConfig::snapshot, {parse_integer},
               "init.file: the row of /particles to take, 0-based; negative: from the end (-1: the last "

@@ -38,6 +38,8 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     } else {
       resolve_task_sizes(c); // a data file decides them
     }
+    // Given particles decide the architecture's sizes left at their defaults.
+    if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c.model);
     validate_sizes(c);
     check_task(c);
     // Given particles: the file's snapshot, checked against the run's shapes

@@ -297,6 +297,23 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
   return row;
 }
 
+void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
+  h5::Handle file = h5::open_input(path, key);
+  const ModelConfig defaults;
+  const auto adopt = [](long long &value, long long fallback, hsize_t from_file) {
+    if (value == fallback) value = static_cast<long long>(from_file);
+  };
+  const h5::DatasetInfo q = h5::describe(file, "/particles/Q");
+  if (!q.is_dataset || q.dims.size() != 5) return;
+  adopt(model.slices, defaults.slices, q.dims[1]);
+  adopt(model.heads, defaults.heads, q.dims[2]);
+  adopt(model.head_dim, defaults.head_dim, q.dims[3]);
+  const h5::DatasetInfo w1 = h5::describe(file, "/particles/W1");
+  if (!w1.is_dataset || w1.dims.size() != 5) return;
+  adopt(model.mlp_particles, defaults.mlp_particles, w1.dims[2]);
+  adopt(model.mlp_width, defaults.mlp_width, w1.dims[3]);
+}
+
 TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
                         TokenData *test) {
   h5::Handle file = h5::open_input(path, key);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tokens on the sphere (model.norm sphere) with given weights (init.file) and
-# the tokens through depth (forward.tokens_depth): the token norms stay 1 up
+# Tokens on the sphere (model.norm sphere) with given weights (init.file,
+# whose shapes set the heads, slices and head dimension) and the tokens
+# through depth (forward.tokens_depth): the token norms stay 1 up
 # to the integrator's drift, which falls at RK4's order as the steps shrink
 # and is below 1e-6 at 16 steps per slice; the recorded depths are the slice
 # boundaries (or every step), the last row X(1); 1 and 3 ranks agree.
@@ -22,8 +23,9 @@ with h5py.File("sphere_tokens.h5", "w") as f:
     f["data/tokens"] = 3.0 * x  # not on the sphere: model.norm puts them there
     f["data/targets"] = np.zeros((12, 1))
 PY
+# No model.heads, slices or head_dim: the particle file decides them.
 given=(--model.norm sphere --init.file given.h5 --data.task file --data.file sphere_tokens.h5
-       --model.heads 1 --model.slices 4 --model.head_dim 3 --forward.tokens_depth true)
+       --forward.tokens_depth true)
 for k in 2 4 16; do
   mft_run 2 forward "${given[@]}" --depth.steps_per_slice "$k" --output.file "f$k.h5"
   [ "$status" -eq 0 ] || { fail "forward, $k steps per slice: exit $status"; cat err.txt; }
@@ -43,6 +45,8 @@ for k in (2, 4, 16):
     f, drift[k] = norms(f"f{k}.h5")
     X, s = f["forward/tokens_depth"], f["forward/depth"][...]
     assert X.shape == (12, 5, 32, 3) and np.allclose(s, np.arange(5) / 4, atol=1e-12), (X.shape, s)
+    c = f["config"].attrs
+    assert (c["model.heads"], c["model.slices"], c["model.head_dim"]) == (1, 4, 3), dict(c)
     assert np.array_equal(X[:, -1], f["forward/tokens_final"][...]), "the last row is not X(1)"
     assert abs(f["forward"].attrs["norm_drift"] - drift[k]) <= 1e-15, (f["forward"].attrs["norm_drift"], drift[k])
     print(f"{k} steps per slice: largest | |x| - 1 | along depth {drift[k]:.3e}")

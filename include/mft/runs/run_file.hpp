@@ -91,6 +91,15 @@ RunFileSummary inspect_run_file(const std::string &path, const std::string &key,
 long long inspect_particle_file(const std::string &path, const std::string &key, const Particles &layout,
                                 long long snapshot);
 
+// The architecture a file of particles holds, for the keys left at their
+// defaults: model.slices, model.heads and model.head_dim from /particles/Q
+// (snapshots, L, M, d_h, d), and, when it holds /particles/W1 (snapshots, L,
+// M_f, d_f, d), model.mlp_particles and model.mlp_width. A key set to
+// something else stays, and inspect_particle_file then refuses a file that
+// contradicts it. Nothing is changed for a file without a readable /particles/Q
+// (inspect_particle_file says what is wrong with it).
+void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model);
+
 // Checks, on rank 0 of comm and inside `collectively`, that
 // config.output.file may become this run's new file (check_new_output)
 // without being one of its inputs: `inputs`, info.config_file, and data.file
