@@ -280,6 +280,29 @@ def data_file(folder, stem, tokens, targets):
     return path
 
 
+def particle_file(folder, stem, matrices):
+    """Writes given particles ({'Q': array (L, M, d_h, d), ...}) as one
+    snapshot of a file mft reads with init.file (/particles/<name> shaped
+    (1, L, M, rows, cols)), named after its content as data_file names its
+    files, and returns its path."""
+    import hashlib
+    import h5py
+    arrays = {k: np.ascontiguousarray(v, float)[None] for k, v in sorted(matrices.items())}
+    digest = hashlib.sha256()
+    for k, a in arrays.items():
+        digest.update(k.encode() + repr(a.shape).encode())
+        digest.update(a.tobytes())
+    path = Path(folder) / f"{stem}-{digest.hexdigest()[:12]}.h5"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name("." + path.name + ".partial")
+        with h5py.File(partial, "w") as f:
+            for k, a in arrays.items():
+                f.create_dataset("particles/" + k, data=a)
+        partial.rename(path)
+    return path
+
+
 def residual_scaled_data(forward, folder, stem, scale):
     """The data file (data_file) of the tokens of `mft forward` run file
     `forward` with the targets yhat(0) + scale (y - yhat(0)), yhat(0) its

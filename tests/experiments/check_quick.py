@@ -39,10 +39,16 @@ EXPECTED = {
     "d_and_m": (["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"], 6),
     "lazy": (["scaling", "M", "alpha", "seeds", "kernel_change", "kernel_change_err", "median", "q10", "q90", "risk"], 6),
     "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
+    "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
+                    "one_cluster", "energy_ratio", "plateaus", "share_fit", "drift"], 6),
+    "trained_clusters": (["model", "state", "s", "sequences", "mean_cos", "mean_cos_err", "min_cos", "clusters",
+                          "one_cluster"], 12),
+    "published_scheme": (["k", "dt", "difference", "mft_error", "rescaled_error"], 3),
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3, "size_data": 4, "weight_decay": 3, "methods": 4,
-            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 2, "langevin": 4, "d_and_m": 1}
+            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 2, "langevin": 4, "d_and_m": 1,
+            "clustering": 5, "trained_clusters": 3, "published_scheme": 3}
 
 
 def main():
