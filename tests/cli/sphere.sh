@@ -4,7 +4,7 @@
 # through depth (forward.tokens_depth): the token norms stay 1 up
 # to the integrator's drift, which falls at RK4's order as the steps shrink
 # and is below 1e-6 at 16 steps per slice; the recorded depths are the slice
-# boundaries (or every step), the last row X(1); 1 and 3 ranks agree.
+# boundaries (or every step), the last row X(1); 1, 2 and 3 ranks agree.
 source "$(dirname "$0")/common.sh"
 
 # Q = K = sqrt(beta) I, V = T I (the depth [0, 1] is the time [0, T]):
@@ -30,8 +30,10 @@ for k in 2 4 16; do
   mft_run 2 forward "${given[@]}" --depth.steps_per_slice "$k" --output.file "f$k.h5"
   [ "$status" -eq 0 ] || { fail "forward, $k steps per slice: exit $status"; cat err.txt; }
 done
-mft_run 3 forward "${given[@]}" --depth.steps_per_slice 4 --output.file f4-3.h5
-[ "$status" -eq 0 ] || { fail "forward on 3 ranks: exit $status"; cat err.txt; }
+for ranks in 1 3; do
+  mft_run "$ranks" forward "${given[@]}" --depth.steps_per_slice 4 --output.file "f4-$ranks.h5"
+  [ "$status" -eq 0 ] || { fail "forward on $ranks ranks: exit $status"; cat err.txt; }
+done
 mft_run 2 forward "${given[@]}" --depth.steps_per_slice 2 --forward.every_step true --output.file steps.h5
 [ "$status" -eq 0 ] || { fail "forward with every step: exit $status"; cat err.txt; }
 "$PYTHON" - <<'PY' || fail "the tokens along depth are wrong"
@@ -58,9 +60,10 @@ assert drift[16] < 1e-6, drift[16]
 f = h5py.File("f4.h5", "r")
 X = f["forward/tokens_depth"][...]
 assert np.abs(X[:, -1] - X[:, 0]).max() > 0.1
-# 1 against 3 ranks, and the slice boundaries of every step's rows.
-a, b = (h5py.File(n, "r")["forward/tokens_depth"][...] for n in ("f4.h5", "f4-3.h5"))
-assert np.abs(a - b).max() <= 1e-12, np.abs(a - b).max()
+# 1, 2 and 3 ranks, and the slice boundaries of every step's rows.
+a, b, c = (h5py.File(n, "r")["forward/tokens_depth"][...] for n in ("f4-1.h5", "f4.h5", "f4-3.h5"))
+assert max(np.abs(a - b).max(), np.abs(a - c).max()) <= 1e-12, (np.abs(a - b).max(), np.abs(a - c).max())
+assert np.abs(np.linalg.norm(a, axis=-1) - 1).max() == h5py.File("f4-1.h5", "r")["forward"].attrs["norm_drift"]
 g = h5py.File("steps.h5", "r")
 Y, t = g["forward/tokens_depth"][...], g["forward/depth"][...]
 assert Y.shape[1] == 9 and np.allclose(t, np.arange(9) / 8, atol=1e-12), (Y.shape, t)
