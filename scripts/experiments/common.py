@@ -257,37 +257,14 @@ def submit_slurm(name, runs, folder):
     print(f"then: {sys.argv[0]} {'--quick ' if '--quick' in sys.argv else ''}--from-sweep ARRAYJOB")
 
 
-def data_file(folder, stem, tokens, targets):
-    """Writes tokens (N, n, d) and targets (N, d_out) as an mft data file
-    named after its content, folder/STEM-HASH.h5, unless it exists, and
-    returns its path: a run that reads it is reused only while the data it
-    was trained on stay the same."""
+def content_file(folder, stem, datasets):
+    """Writes {name: array} as the datasets of folder/STEM-HASH.h5, the hash
+    of their names, shapes and values, unless that file exists, and returns
+    its path: a run that reads it is reused only while what it read stays
+    the same. Written under a hidden name, then renamed."""
     import hashlib
     import h5py
-    tokens, targets = np.ascontiguousarray(tokens, float), np.ascontiguousarray(targets, float)
-    digest = hashlib.sha256()
-    for a in (tokens, targets):
-        digest.update(repr(a.shape).encode())
-        digest.update(a.tobytes())
-    path = Path(folder) / f"{stem}-{digest.hexdigest()[:12]}.h5"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name("." + path.name + ".partial")
-        with h5py.File(partial, "w") as f:
-            f.create_dataset("data/tokens", data=tokens)
-            f.create_dataset("data/targets", data=targets)
-        partial.rename(path)
-    return path
-
-
-def particle_file(folder, stem, matrices):
-    """Writes given particles ({'Q': array (L, M, d_h, d), ...}) as one
-    snapshot of a file mft reads with init.file (/particles/<name> shaped
-    (1, L, M, rows, cols)), named after its content as data_file names its
-    files, and returns its path."""
-    import hashlib
-    import h5py
-    arrays = {k: np.ascontiguousarray(v, float)[None] for k, v in sorted(matrices.items())}
+    arrays = {k: np.ascontiguousarray(v, float) for k, v in sorted(datasets.items())}
     digest = hashlib.sha256()
     for k, a in arrays.items():
         digest.update(k.encode() + repr(a.shape).encode())
@@ -298,9 +275,22 @@ def particle_file(folder, stem, matrices):
         partial = path.with_name("." + path.name + ".partial")
         with h5py.File(partial, "w") as f:
             for k, a in arrays.items():
-                f.create_dataset("particles/" + k, data=a)
+                f.create_dataset(k, data=a)
         partial.rename(path)
     return path
+
+
+def data_file(folder, stem, tokens, targets):
+    """An mft data file of tokens (N, n, d) and targets (N, d_out), named
+    after its content (content_file)."""
+    return content_file(folder, stem, {"data/tokens": tokens, "data/targets": targets})
+
+
+def particle_file(folder, stem, matrices):
+    """Given particles ({'Q': array (L, M, d_h, d), ...}) as one snapshot of
+    a file mft reads with init.file (/particles/<name> shaped (1, L, M, rows,
+    cols)), named after its content (content_file)."""
+    return content_file(folder, stem, {"particles/" + k: np.asarray(v, float)[None] for k, v in matrices.items()})
 
 
 def residual_scaled_data(forward, folder, stem, scale):
