@@ -90,13 +90,13 @@ TEST(Attention, SoftmaxRowsOfExtremeScores) {
   // vector's lanes): row 0 (1000, -1000, 0, 999), row 1 all -1000, the
   // others 0.
   const long long rows = mft::lanes;
-  std::vector<double> S(4 * rows, 0.0), work(2 * rows);
+  std::vector<double> S(4 * rows, 0.0), work(4 * rows);
   const double row0[4] = {1000, -1000, 0, 999};
   for (int b = 0; b < 4; ++b) {
     S[b * rows] = row0[b];
     S[b * rows + 1] = -1e3;
   }
-  mft::make_score_map("softmax", false)->weights(S.data(), 4, rows, work.data());
+  mft::make_score_map("softmax", false)->probabilities(S.data(), 4, rows, work.data());
   const double e = std::exp(-1.0);
   EXPECT_NEAR(S[0], 1 / (1 + e), 1e-15);
   EXPECT_EQ(S[rows], 0.0);
@@ -220,22 +220,42 @@ class ScoreMaps : public testing::TestWithParam<std::string> {};
 TEST_P(ScoreMaps, CotangentIsTheTransposedDerivativeOfTheWeights) {
   const std::unique_ptr<mft::ScoreMap> map = mft::make_score_map(GetParam(), false);
   const long long rows = 2 * mft::lanes;
-  std::vector<double> work(2 * rows);
+  std::vector<double> work(4 * rows), scale(rows);
   for (long long seen = 1; seen <= 9; ++seen) {
     std::vector<double> S(seen * rows), T(seen * rows);
     for (long long i = 0; i < seen * rows; ++i) {
       S[i] = 1.7 * std::sin(1.3 * static_cast<double>(i) + 0.2 * static_cast<double>(seen)) + 0.05;
       T[i] = std::cos(0.7 * static_cast<double>(i) + 0.4);
     }
-    std::vector<double> P = S, ds = T;
-    map->weights(P.data(), seen, rows, work.data());
-    map->cotangent(P.data(), ds.data(), seen, rows, work.data());
+    // ds from the weights as the kernel holds them (W and its scale) and
+    // from P itself: the same.
+    std::vector<double> W = S, ds = T, P = S, ds_of_p = T;
+    std::vector<double> column_max(S.begin(), S.begin() + rows);
+    for (long long b = 1; b < seen; ++b)
+      for (long long r = 0; r < rows; ++r) column_max[r] = std::max(column_max[r], S[b * rows + r]);
+    const bool scaled = map->weights(W.data(), seen, rows, map->uses_column_max() ? column_max.data() : nullptr,
+                                     work.data(), scale.data());
+    map->cotangent(W.data(), scaled ? scale.data() : nullptr, ds.data(), seen, rows, work.data());
+    map->probabilities(P.data(), seen, rows, work.data());
+    map->cotangent(P.data(), nullptr, ds_of_p.data(), seen, rows, work.data());
+    // And both in one call, as the VJP makes it.
+    std::vector<double> W2 = S, ds2 = T, scale2(rows);
+    EXPECT_EQ(map->weights_and_cotangent(W2.data(), ds2.data(), seen, rows,
+                                         map->uses_column_max() ? column_max.data() : nullptr, work.data(),
+                                         scale2.data()),
+              scaled);
+    for (long long i = 0; i < seen * rows; ++i) {
+      EXPECT_NEAR(W2[i], W[i], 1e-15 * std::fabs(W[i])) << GetParam() << ": weights in one call, entry " << i;
+      EXPECT_NEAR(ds2[i], ds[i], 1e-15 * (1 + std::fabs(ds[i]))) << GetParam() << ": ds in one call, entry " << i;
+    }
+    for (long long i = 0; i < seen * rows; ++i)
+      EXPECT_NEAR(ds_of_p[i], ds[i], 1e-15 * (1 + std::fabs(ds[i]))) << GetParam() << ": ds from P, entry " << i;
     const auto directional = [&](long long r, long long b, double h) {
       std::vector<double> plus = S, minus = S;
       plus[b * rows + r] += h;
       minus[b * rows + r] -= h;
-      map->weights(plus.data(), seen, rows, work.data());
-      map->weights(minus.data(), seen, rows, work.data());
+      map->probabilities(plus.data(), seen, rows, work.data());
+      map->probabilities(minus.data(), seen, rows, work.data());
       double sum = 0;
       for (long long c = 0; c < seen; ++c) {
         for (long long q = 0; q < rows; ++q)

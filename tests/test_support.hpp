@@ -32,16 +32,16 @@ public:
   explicit ScoreRow(const std::string &attention) : map_(make_score_map(attention, false)) {}
   // s (seen values) becomes P in place.
   void weights(double *s, long long seen) const {
-    std::vector<double> S(static_cast<size_t>(seen * lanes), 0.0), work(2 * lanes);
+    std::vector<double> S(static_cast<size_t>(seen * lanes), 0.0), work(4 * lanes);
     for (long long b = 0; b < seen; ++b) S[b * lanes] = s[b];
-    map_->weights(S.data(), seen, lanes, work.data());
+    map_->probabilities(S.data(), seen, lanes, work.data());
     for (long long b = 0; b < seen; ++b) s[b] = S[b * lanes];
   }
   // t (seen values T_ab) becomes ds_ab in place, for the weights p of weights().
   void cotangent(const double *p, double *t, long long seen) const {
     std::vector<double> P(static_cast<size_t>(seen * lanes), 0.0), T(P), work(2 * lanes);
     for (long long b = 0; b < seen; ++b) P[b * lanes] = p[b], T[b * lanes] = t[b];
-    map_->cotangent(P.data(), T.data(), seen, lanes, work.data());
+    map_->cotangent(P.data(), nullptr, T.data(), seen, lanes, work.data());
     for (long long b = 0; b < seen; ++b) t[b] = T[b * lanes];
   }
   bool bounded() const { return map_->bounded(); }

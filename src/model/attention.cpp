@@ -61,6 +61,9 @@ AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &
   D_.resize(S_.size());
   E_.assign(static_cast<size_t>(n_ * d_ * lanes), 0.0);
   score_work_.resize(static_cast<size_t>(2 * Mp_));
+  column_scale_.resize(static_cast<size_t>(Mp_));
+  column_max_.resize(static_cast<size_t>(Mp_));
+  ones_.assign(static_cast<size_t>(Mp_), 1.0);
   particles_changed();
 }
 
@@ -93,15 +96,20 @@ void AttentionKernel::velocity_block(long long l, long long i0, long long count,
   const long long ld = d_ * Mp_, rows = count * n_;
   const double *Xb = X + i0 * n_ * d_;
   gemm(false, false, rows, ld, d_, 1.0, Xb, d_, Bk_.data() + l * d_ * ld, ld, 0.0, Z_.data(), ld);
-  for (long long i = 0; i < count; ++i) {
-    const double *Xi = Xb + i * n_ * d_;
-    for (long long a = 0; a < n_; ++a) {
-      const long long row = i * n_ + a, visible = score_map_->visible(a, n_);
-      query_tile::scores(Xi, d_, Z_.data() + row * ld, Mp_, visible, S_.data());
-      score_map_->weights(S_.data(), visible, Mp_, score_work_.data());
-      query_tile::mix(Xi, d_, S_.data(), Mp_, visible, Y_.data() + row * ld);
+  query_tile::with_token_dim(d_, [&](auto dim) {
+    double *W = S_.data(), *scale = column_scale_.data();
+    double *column_max = score_map_->uses_column_max() ? column_max_.data() : nullptr;
+    for (long long i = 0; i < count; ++i) {
+      const double *Xi = Xb + i * n_ * d_;
+      for (long long a = 0; a < n_; ++a) {
+        const long long row = i * n_ + a, visible = score_map_->visible(a, n_);
+        double *Ya = Y_.data() + row * ld;
+        query_tile::scores(Xi, dim, Z_.data() + row * ld, Mp_, visible, W, column_max);
+        const bool scaled = score_map_->weights(W, visible, Mp_, column_max, score_work_.data(), scale);
+        query_tile::mix(Xi, dim, W, scaled ? scale : ones_.data(), Mp_, visible, Ya); // P = W factor
+      }
     }
-  }
+  });
   gemm(false, true, rows, d_, ld, 1.0, Y_.data(), ld, Vk_.data() + l * d_ * ld, ld, 1.0,
        F + i0 * n_ * d_, d_);
 }
@@ -122,20 +130,25 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
   double *dXb = dX + i0 * n_ * d_;
   gemm(false, false, rows, ld, d_, 1.0, Xb, d_, Bk, ld, 0.0, Z_.data(), ld);
   gemm(false, false, rows, ld, d_, 1.0, Cb, d_, Vk_.data() + l * d_ * ld, ld, 0.0, G_.data(), ld);
-  for (long long i = 0; i < count; ++i) {
-    const double *Xi = Xb + i * n_ * d_;
-    for (long long a = 0; a < n_; ++a) {
-      const long long row = i * n_ + a, visible = score_map_->visible(a, n_);
-      const double *Za = Z_.data() + row * ld, *Ga = G_.data() + row * ld;
-      double *P = S_.data(), *ds = D_.data();
-      query_tile::scores_pair(Xi, d_, Za, Ga, Mp_, visible, P, ds); // scores, <g_{a,m}, x_b>
-      score_map_->weights(P, visible, Mp_, score_work_.data());
-      score_map_->cotangent(P, ds, visible, Mp_, score_work_.data());
-      query_tile::mix_pair(Xi, d_, P, ds, Mp_, visible, Y_.data() + row * ld, T_.data() + row * ld);
-      query_tile::spread(ds, P, Za, Ga, d_, Mp_, visible, E_.data());
+  query_tile::with_token_dim(d_, [&](auto dim) {
+    double *W = S_.data(), *ds = D_.data(), *scale = column_scale_.data();
+    double *column_max = score_map_->uses_column_max() ? column_max_.data() : nullptr;
+    for (long long i = 0; i < count; ++i) {
+      const double *Xi = Xb + i * n_ * d_;
+      for (long long a = 0; a < n_; ++a) {
+        const long long row = i * n_ + a, visible = score_map_->visible(a, n_);
+        const double *Za = Z_.data() + row * ld, *Ga = G_.data() + row * ld;
+        double *Ya = Y_.data() + row * ld;
+        query_tile::scores_pair(Xi, dim, Za, Ga, Mp_, visible, W, ds, column_max); // scores, <g_{a,m}, x_b>
+        const bool scaled =
+            score_map_->weights_and_cotangent(W, ds, visible, Mp_, column_max, score_work_.data(), scale);
+        const double *factor = scaled ? scale : ones_.data(); // P = W factor
+        query_tile::mix_pair(Xi, dim, W, factor, ds, Mp_, visible, Ya, T_.data() + row * ld);
+        query_tile::spread(ds, W, factor, Za, Ga, dim, Mp_, visible, E_.data());
+      }
+      query_tile::fold_spread(E_.data(), n_, d_, dXb + i * n_ * d_);
     }
-    query_tile::fold_spread(E_.data(), n_, d_, dXb + i * n_ * d_);
-  }
+  });
   gemm(false, true, rows, d_, ld, 1.0, T_.data(), ld, Bk, ld, 1.0, dXb, d_);
   gemm(true, false, d_, ld, rows, scale_, Cb, d_, Y_.data(), ld, 1.0, dVk_.data(), ld);
   gemm(true, false, d_, ld, rows, 1.0, Xb, d_, T_.data(), ld, 1.0, dBk_.data(), ld);

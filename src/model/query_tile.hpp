@@ -13,199 +13,255 @@
 //            (the VJP's token terms through the scores and the weights, summed
 //             over heads at the end of the sequence by fold_spread)
 //
+// Every loop takes the token dimension as Dim<D>: D > 0 fixes d = D at
+// compile time, so the loops over k unroll into registers with no loop
+// overhead (about 1.3x faster at d = 8); D = 0 reads d at run time. The
+// kernel instantiates d = 1 ... 16 (with_token_dim) and runs larger d with
+// D = 0: one code path, two ways of knowing d.
 #include "mft/core/lanes.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 namespace mft::query_tile {
 
-// Each loop below keeps `ways` independent accumulators (tokens or k in
-// groups of 4) so that FMA latency overlaps; the remainder goes one at a time.
+template <long long D> struct Dim {
+  long long runtime; // d when D = 0
+  constexpr long long operator()() const { return D > 0 ? D : runtime; }
+};
+
+// Calls f(Dim<D>{d}) with D = d for d in 1 ... kFixedDims, else D = 0.
+constexpr long long kFixedDims = 16;
+template <class F, long long D = 1> void with_token_dim(long long d, F &&f) {
+  if constexpr (D > kFixedDims) {
+    f(Dim<0>{d});
+  } else {
+    if (d == D) return f(Dim<D>{d});
+    with_token_dim<F, D + 1>(d, static_cast<F &&>(f));
+  }
+}
+
+// Each loop below keeps independent accumulators so that FMA latency
+// overlaps: tokens or k in groups (`ways`), and heads in groups of G vectors
+// (G = 4, 2, 1: as many as the heads fill), which share the token reads (one
+// broadcast of x_b[k] feeds G FMAs). for_head_groups runs a loop body
+// templated on G over the heads [0, heads) in such groups.
 constexpr long long ways = 4;
 
-// S (visible x heads) = scores of query a against tokens b < visible.
-inline void scores(const double *X, long long d, const double *Za, long long heads, long long visible,
-                   double *S) {
-  for (long long c = 0; c < heads; c += lanes) {
+template <int MaxG = 4, class Body> void for_head_groups(long long heads, Body &&body) {
+  long long c = 0;
+  if constexpr (MaxG >= 4)
+    for (; c + 4 * lanes <= heads; c += 4 * lanes) body(std::integral_constant<int, 4>{}, c);
+  for (; c + 2 * lanes <= heads; c += 2 * lanes) body(std::integral_constant<int, 2>{}, c);
+  for (; c < heads; c += lanes) body(std::integral_constant<int, 1>{}, c);
+}
+
+// S (visible x heads) = scores of query a against tokens b < visible, and,
+// when column_max is not null, column_max[m] = max_b S[b][m] (the softmax's
+// shift, found while the scores are in registers).
+template <long long D>
+inline void scores(const double *X, Dim<D> dim, const double *Za, long long heads, long long visible, double *S,
+                   double *column_max) {
+  const long long d = dim();
+  for_head_groups(heads, [&](auto group, long long c) {
+    constexpr int G = decltype(group)::value;
+    constexpr long long B = G >= 4 ? 2 : ways; // tokens at once: B G accumulators
+    Lanes mx[G];
+    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - __builtin_inf();
+    const auto keep = [&](long long b, int g, Lanes value) {
+      store(S + b * heads + c + g * lanes, value);
+      mx[g] = lane_max(value, mx[g]);
+    };
     long long b = 0;
-    for (; b + ways <= visible; b += ways) {
+    for (; b + B <= visible; b += B) {
       const double *x = X + b * d;
-      const Lanes z = load(Za + c);
-      Lanes a0 = x[0] * z, a1 = x[d] * z, a2 = x[2 * d] * z, a3 = x[3 * d] * z;
+      Lanes z[G], a[B][G];
+      for (int g = 0; g < G; ++g) z[g] = load(Za + c + g * lanes);
+      for (long long q = 0; q < B; ++q)
+        for (int g = 0; g < G; ++g) a[q][g] = x[q * d] * z[g];
       for (long long k = 1; k < d; ++k) {
-        const Lanes zk = load(Za + k * heads + c);
-        a0 += x[k] * zk;
-        a1 += x[d + k] * zk;
-        a2 += x[2 * d + k] * zk;
-        a3 += x[3 * d + k] * zk;
+        for (int g = 0; g < G; ++g) z[g] = load(Za + k * heads + c + g * lanes);
+        for (long long q = 0; q < B; ++q)
+          for (int g = 0; g < G; ++g) a[q][g] += x[q * d + k] * z[g];
       }
-      store(S + b * heads + c, a0);
-      store(S + (b + 1) * heads + c, a1);
-      store(S + (b + 2) * heads + c, a2);
-      store(S + (b + 3) * heads + c, a3);
+      for (long long q = 0; q < B; ++q)
+        for (int g = 0; g < G; ++g) keep(b + q, g, a[q][g]);
     }
     for (; b < visible; ++b) {
       const double *x = X + b * d;
-      Lanes acc = x[0] * load(Za + c);
-      for (long long k = 1; k < d; ++k) acc += x[k] * load(Za + k * heads + c);
-      store(S + b * heads + c, acc);
+      for (int g = 0; g < G; ++g) {
+        Lanes acc = x[0] * load(Za + c + g * lanes);
+        for (long long k = 1; k < d; ++k) acc += x[k] * load(Za + k * heads + c + g * lanes);
+        keep(b, g, acc);
+      }
     }
-  }
+    if (column_max)
+      for (int g = 0; g < G; ++g) store(column_max + c + g * lanes, mx[g]);
+  });
 }
 
 // Ya (d x heads) = sum_b P[b][m] x_b[k]: the weighted token means of query a
-// (visible >= 1: a attends to itself).
-inline void mix(const double *X, long long d, const double *P, long long heads, long long visible,
-                double *Ya) {
-  for (long long c = 0; c < heads; c += lanes) {
+// (visible >= 1: a attends to itself), for P = W scale (score_map.hpp): the
+// column factors are applied as Ya is stored.
+template <long long D>
+inline void mix(const double *X, Dim<D> dim, const double *P, const double *scale, long long heads,
+                long long visible, double *Ya) {
+  const long long d = dim();
+  for_head_groups(heads, [&](auto group, long long c) {
+    constexpr int G = decltype(group)::value;
     long long k = 0;
     for (; k + ways <= d; k += ways) {
-      const Lanes p = load(P + c);
-      Lanes a0 = X[k] * p, a1 = X[k + 1] * p, a2 = X[k + 2] * p, a3 = X[k + 3] * p;
+      Lanes p[G], a[ways][G];
+      for (int g = 0; g < G; ++g) p[g] = load(P + c + g * lanes);
+      for (long long q = 0; q < ways; ++q)
+        for (int g = 0; g < G; ++g) a[q][g] = X[k + q] * p[g];
       for (long long b = 1; b < visible; ++b) {
-        const Lanes pb = load(P + b * heads + c);
         const double *x = X + b * d + k;
-        a0 += x[0] * pb;
-        a1 += x[1] * pb;
-        a2 += x[2] * pb;
-        a3 += x[3] * pb;
+        for (int g = 0; g < G; ++g) p[g] = load(P + b * heads + c + g * lanes);
+        for (long long q = 0; q < ways; ++q)
+          for (int g = 0; g < G; ++g) a[q][g] += x[q] * p[g];
       }
-      store(Ya + k * heads + c, a0);
-      store(Ya + (k + 1) * heads + c, a1);
-      store(Ya + (k + 2) * heads + c, a2);
-      store(Ya + (k + 3) * heads + c, a3);
+      for (int g = 0; g < G; ++g) p[g] = load(scale + c + g * lanes);
+      for (long long q = 0; q < ways; ++q)
+        for (int g = 0; g < G; ++g) store(Ya + (k + q) * heads + c + g * lanes, a[q][g] * p[g]);
     }
-    for (; k < d; ++k) {
-      Lanes acc = X[k] * load(P + c);
-      for (long long b = 1; b < visible; ++b) acc += X[b * d + k] * load(P + b * heads + c);
-      store(Ya + k * heads + c, acc);
-    }
-  }
+    if constexpr (D == 0 || D % ways != 0) // the k left over (GCC warns of the dead loop otherwise)
+      for (; k < d; ++k)
+        for (int g = 0; g < G; ++g) {
+          Lanes acc = X[k] * load(P + c + g * lanes);
+          for (long long b = 1; b < visible; ++b) acc += X[b * d + k] * load(P + b * heads + c + g * lanes);
+          store(Ya + k * heads + c + g * lanes, acc * load(scale + c + g * lanes));
+        }
+  });
 }
 
 // The VJP's two score-shaped products in one pass, sharing the token reads:
-// S = scores against Z_a (then the weights) and T[b][m] = <g_{a,m}, x_b>.
-inline void scores_pair(const double *X, long long d, const double *Za, const double *Ga, long long heads,
-                        long long visible, double *S, double *T) {
-  for (long long c = 0; c < heads; c += lanes) {
+// S = scores against Z_a (then the weights), with their column maxima as
+// scores() gives them, and T[b][m] = <g_{a,m}, x_b>.
+template <long long D>
+inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const double *Ga, long long heads,
+                        long long visible, double *S, double *T, double *column_max) {
+  const long long d = dim();
+  for_head_groups<2>(heads, [&](auto group, long long c) {
+    constexpr int G = decltype(group)::value;
+    constexpr long long B = 4; // tokens at once: 2 B G accumulators
+    Lanes mx[G];
+    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - __builtin_inf();
+    const auto keep = [&](long long b, int g, Lanes score, Lanes t) {
+      store(S + b * heads + c + g * lanes, score);
+      store(T + b * heads + c + g * lanes, t);
+      mx[g] = lane_max(score, mx[g]);
+    };
     long long b = 0;
-    for (; b + 2 <= visible; b += 2) {
-      const double *x0 = X + b * d, *x1 = x0 + d;
-      const Lanes z = load(Za + c), g = load(Ga + c);
-      Lanes s0 = x0[0] * z, s1 = x1[0] * z, t0 = x0[0] * g, t1 = x1[0] * g;
+    for (; b + B <= visible; b += B) {
+      const double *x = X + b * d;
+      Lanes z[G], u[G], s[B][G], t[B][G];
+      for (int g = 0; g < G; ++g) z[g] = load(Za + c + g * lanes), u[g] = load(Ga + c + g * lanes);
+      for (long long q = 0; q < B; ++q)
+        for (int g = 0; g < G; ++g) s[q][g] = x[q * d] * z[g], t[q][g] = x[q * d] * u[g];
       for (long long k = 1; k < d; ++k) {
-        const Lanes zk = load(Za + k * heads + c), gk = load(Ga + k * heads + c);
-        s0 += x0[k] * zk;
-        s1 += x1[k] * zk;
-        t0 += x0[k] * gk;
-        t1 += x1[k] * gk;
+        for (int g = 0; g < G; ++g) z[g] = load(Za + k * heads + c + g * lanes), u[g] = load(Ga + k * heads + c + g * lanes);
+        for (long long q = 0; q < B; ++q)
+          for (int g = 0; g < G; ++g) {
+            s[q][g] += x[q * d + k] * z[g];
+            t[q][g] += x[q * d + k] * u[g];
+          }
       }
-      store(S + b * heads + c, s0);
-      store(S + (b + 1) * heads + c, s1);
-      store(T + b * heads + c, t0);
-      store(T + (b + 1) * heads + c, t1);
+      for (long long q = 0; q < B; ++q)
+        for (int g = 0; g < G; ++g) keep(b + q, g, s[q][g], t[q][g]);
     }
     for (; b < visible; ++b) {
       const double *x = X + b * d;
-      Lanes s0 = x[0] * load(Za + c), t0 = x[0] * load(Ga + c);
-      for (long long k = 1; k < d; ++k) {
-        s0 += x[k] * load(Za + k * heads + c);
-        t0 += x[k] * load(Ga + k * heads + c);
+      for (int g = 0; g < G; ++g) {
+        Lanes s0 = x[0] * load(Za + c + g * lanes), t0 = x[0] * load(Ga + c + g * lanes);
+        for (long long k = 1; k < d; ++k) {
+          s0 += x[k] * load(Za + k * heads + c + g * lanes);
+          t0 += x[k] * load(Ga + k * heads + c + g * lanes);
+        }
+        keep(b, g, s0, t0);
       }
-      store(S + b * heads + c, s0);
-      store(T + b * heads + c, t0);
     }
-  }
+    if (column_max)
+      for (int g = 0; g < G; ++g) store(column_max + c + g * lanes, mx[g]);
+  });
 }
 
-// The VJP's two mixes in one pass: Ya of the weights P and Ta of the score
-// cotangents ds, sharing the token reads.
-inline void mix_pair(const double *X, long long d, const double *P, const double *ds, long long heads,
-                     long long visible, double *Ya, double *Ta) {
-  for (long long c = 0; c < heads; c += lanes) {
+// The VJP's two mixes in one pass: Ya of the weights P = W scale (the
+// column factors applied as Ya is stored) and Ta of the score cotangents
+// ds, sharing the token reads.
+template <long long D>
+inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double *scale, const double *ds,
+                     long long heads, long long visible, double *Ya, double *Ta) {
+  const long long d = dim();
+  for_head_groups<2>(heads, [&](auto group, long long c) {
+    constexpr int G = decltype(group)::value;
+    constexpr long long K = ways; // k at once: 2 K G accumulators
     long long k = 0;
-    for (; k + 2 <= d; k += 2) {
-      const Lanes p = load(P + c), s = load(ds + c);
-      Lanes y0 = X[k] * p, y1 = X[k + 1] * p, t0 = X[k] * s, t1 = X[k + 1] * s;
+    const auto accumulate = [&](long long k0, auto width) {
+      constexpr long long K0 = decltype(width)::value;
+      Lanes p[G], e[G], y[K0][G], t[K0][G];
+      for (int g = 0; g < G; ++g) p[g] = load(W + c + g * lanes), e[g] = load(ds + c + g * lanes);
+      for (long long q = 0; q < K0; ++q)
+        for (int g = 0; g < G; ++g) y[q][g] = X[k0 + q] * p[g], t[q][g] = X[k0 + q] * e[g];
       for (long long b = 1; b < visible; ++b) {
-        const Lanes pb = load(P + b * heads + c), sb = load(ds + b * heads + c);
-        const double *x = X + b * d + k;
-        y0 += x[0] * pb;
-        y1 += x[1] * pb;
-        t0 += x[0] * sb;
-        t1 += x[1] * sb;
+        const double *x = X + b * d + k0;
+        for (int g = 0; g < G; ++g) p[g] = load(W + b * heads + c + g * lanes), e[g] = load(ds + b * heads + c + g * lanes);
+        for (long long q = 0; q < K0; ++q)
+          for (int g = 0; g < G; ++g) {
+            y[q][g] += x[q] * p[g];
+            t[q][g] += x[q] * e[g];
+          }
       }
-      store(Ya + k * heads + c, y0);
-      store(Ya + (k + 1) * heads + c, y1);
-      store(Ta + k * heads + c, t0);
-      store(Ta + (k + 1) * heads + c, t1);
-    }
-    for (; k < d; ++k) {
-      Lanes y0 = X[k] * load(P + c), t0 = X[k] * load(ds + c);
-      for (long long b = 1; b < visible; ++b) {
-        y0 += X[b * d + k] * load(P + b * heads + c);
-        t0 += X[b * d + k] * load(ds + b * heads + c);
-      }
-      store(Ya + k * heads + c, y0);
-      store(Ta + k * heads + c, t0);
-    }
-  }
+      for (int g = 0; g < G; ++g) p[g] = load(scale + c + g * lanes);
+      for (long long q = 0; q < K0; ++q)
+        for (int g = 0; g < G; ++g) {
+          store(Ya + (k0 + q) * heads + c + g * lanes, y[q][g] * p[g]);
+          store(Ta + (k0 + q) * heads + c + g * lanes, t[q][g]);
+        }
+    };
+    for (; k + K <= d; k += K) accumulate(k, std::integral_constant<long long, K>{});
+    for (; k < d; ++k) accumulate(k, std::integral_constant<long long, 1>{});
+  });
 }
 
 // E (n x d x lanes) += the token cotangents through the scores (ds, with
-// Z_a) and through the weights (P, with G_a = g of every head at query a).
-// Tokens in pairs and k in fours: 8 accumulators, 12 loads per 16 FMAs.
-inline void spread(const double *ds, const double *P, const double *Za, const double *Ga, long long d,
-                   long long heads, long long visible, double *E) {
-  long long b = 0;
-  for (; b + 2 <= visible; b += 2) {
-    double *E0 = E + b * d * lanes, *E1 = E0 + d * lanes;
-    const double *s0 = ds + b * heads, *s1 = s0 + heads, *p0 = P + b * heads, *p1 = p0 + heads;
-    long long k = 0;
-    for (; k + ways <= d; k += ways) {
-      Lanes a[2][ways];
-      for (long long q = 0; q < ways; ++q) {
-        a[0][q] = load(E0 + (k + q) * lanes);
-        a[1][q] = load(E1 + (k + q) * lanes);
-      }
-      for (long long c = 0; c < heads; c += lanes) {
-        const Lanes ds0 = load(s0 + c), ds1 = load(s1 + c), P0 = load(p0 + c), P1 = load(p1 + c);
-        for (long long q = 0; q < ways; ++q) {
-          const Lanes z = load(Za + (k + q) * heads + c), g = load(Ga + (k + q) * heads + c);
-          a[0][q] += ds0 * z; // two FMAs: "+= s z + p g" would be a product, an FMA and an add
-          a[0][q] += P0 * g;
-          a[1][q] += ds1 * z;
-          a[1][q] += P1 * g;
+// Z_a) and through the weights (P = W scale, with G_a = g of every head at
+// query a). Tokens in pairs and k in eights (then fours, then ones): up to
+// 16 accumulators, 20 loads per 32 FMAs.
+template <long long D>
+inline void spread(const double *ds, const double *W, const double *scale, const double *Za, const double *Ga,
+                   Dim<D> dim, long long heads, long long visible, double *E) {
+  const long long d = dim();
+  // Tokens [b, b + B) and k [k0, k0 + K).
+  const auto block = [&](long long b, long long k0, auto tokens, auto width) {
+    constexpr long long B = decltype(tokens)::value, K = decltype(width)::value;
+    Lanes a[B][K];
+    for (long long q = 0; q < B; ++q)
+      for (long long r = 0; r < K; ++r) a[q][r] = load(E + ((b + q) * d + k0 + r) * lanes);
+    for (long long c = 0; c < heads; c += lanes) {
+      Lanes s[B], p[B];
+      const Lanes f = load(scale + c);
+      for (long long q = 0; q < B; ++q) s[q] = load(ds + (b + q) * heads + c), p[q] = load(W + (b + q) * heads + c) * f;
+      for (long long r = 0; r < K; ++r) {
+        const Lanes z = load(Za + (k0 + r) * heads + c), g = load(Ga + (k0 + r) * heads + c);
+        for (long long q = 0; q < B; ++q) {
+          a[q][r] += s[q] * z; // two FMAs: "+= s z + p g" would be a product, an FMA and an add
+          a[q][r] += p[q] * g;
         }
       }
-      for (long long q = 0; q < ways; ++q) {
-        store(E0 + (k + q) * lanes, a[0][q]);
-        store(E1 + (k + q) * lanes, a[1][q]);
-      }
     }
-    for (; k < d; ++k) {
-      Lanes a0 = load(E0 + k * lanes), a1 = load(E1 + k * lanes);
-      for (long long c = 0; c < heads; c += lanes) {
-        const Lanes z = load(Za + k * heads + c), g = load(Ga + k * heads + c);
-        a0 += load(s0 + c) * z;
-        a0 += load(p0 + c) * g;
-        a1 += load(s1 + c) * z;
-        a1 += load(p1 + c) * g;
-      }
-      store(E0 + k * lanes, a0);
-      store(E1 + k * lanes, a1);
-    }
-  }
-  for (; b < visible; ++b)
-    for (long long k = 0; k < d; ++k) {
-      double *Ebk = E + (b * d + k) * lanes;
-      Lanes acc = load(Ebk);
-      for (long long c = 0; c < heads; c += lanes) {
-        acc += load(ds + b * heads + c) * load(Za + k * heads + c);
-        acc += load(P + b * heads + c) * load(Ga + k * heads + c);
-      }
-      store(Ebk, acc);
-    }
+    for (long long q = 0; q < B; ++q)
+      for (long long r = 0; r < K; ++r) store(E + ((b + q) * d + k0 + r) * lanes, a[q][r]);
+  };
+  const auto tokens = [&](long long b, auto count) {
+    long long k = 0;
+    for (; k + 8 <= d; k += 8) block(b, k, count, std::integral_constant<long long, 8>{});
+    for (; k + 4 <= d; k += 4) block(b, k, count, std::integral_constant<long long, 4>{});
+    for (; k < d; ++k) block(b, k, count, std::integral_constant<long long, 1>{});
+  };
+  long long b = 0;
+  for (; b + 2 <= visible; b += 2) tokens(b, std::integral_constant<long long, 2>{});
+  for (; b < visible; ++b) tokens(b, std::integral_constant<long long, 1>{});
 }
 
 // dX (n x d) += the lane sums of E, which is zeroed for the next sequence.

@@ -4,6 +4,7 @@
 
 #include "mft/core/error.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace mft {
@@ -33,6 +34,17 @@ std::string ScoreMap::blow_up_hint() const {
   return std::string("; the ") + name() +
          " score map makes the velocity grow like |x|^3, so the flow can blow up in finite depth: smaller "
          "init.sigma_qk (or train.dtau, in training) keeps it finite";
+}
+
+void ScoreMap::probabilities(double *S, long long visible, long long rows, double *work) const {
+  double *column_max = work + 2 * rows, *scale = work + 3 * rows;
+  for (long long r = 0; r < rows; ++r) {
+    column_max[r] = S[r];
+    for (long long b = 1; b < visible; ++b) column_max[r] = std::max(column_max[r], S[b * rows + r]);
+  }
+  if (!weights(S, visible, rows, uses_column_max() ? column_max : nullptr, work, scale)) return;
+  for (long long b = 0; b < visible; ++b)
+    for (long long r = 0; r < rows; ++r) S[b * rows + r] *= scale[r];
 }
 
 std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal, const ModelConfig &model) {

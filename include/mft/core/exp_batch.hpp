@@ -1,96 +1,122 @@
 #pragma once
-// exp over an array of non-positive arguments, 8 at a time (lanes.hpp); the
-// max-subtracted softmax only needs x <= 0.
+// exp over 8 non-positive arguments at a time (lanes.hpp): the max-subtracted
+// softmax and the sigmoid only need x <= 0. Accuracy against std::exp: under
+// 4 ulp relative for x in [-708, 0] (tests/test_attention.cpp); 0 for -inf.
+// Below -708 the AVX-512 path gives std::exp's subnormals (0 below -745),
+// the other 0 (instead of numbers under 3e-308, nothing next to a softmax
+// row's largest weight, 1).
 //
-// With AVX-512:
-// x = (16 k + j) ln2/16 + r with |r| <= ln2/32: exp(x) = 2^k 2^(j/16) exp(r),
-// 2^(j/16) from a table of 16 (one two-register permute on AVX-512), exp(r)
-// by its Taylor polynomial of degree 7 (truncation < 2e-18 relative), 2^k
-// added to the exponent bits. k and j come from the "add 1.5 * 2^52"
-// rounding trick, which needs no double-to-integer conversion. Arguments
-// below -708 give 0 (std::exp gives a subnormal there, below 1e-307,
-// irrelevant next to the row maximum's 1). Accuracy against std::exp: a
-// few ulp (checked in the tests).
+// Both paths reduce x to r with |r| <= ln2/32 (AVX-512) or ln2/2
+// (otherwise) by Cody and Waite's two-part ln2, and evaluate
+// exp(r) = 1 + r (1 + r q(r)), q of degree 4 (resp. 9) interpolating
+// (e^r - 1 - r)/r^2 at Chebyshev points (near minimax): truncation below
+// 3e-17 relative in both, so the ulps left are the rounding of the
+// operations after the reduction.
+//
+// AVX-512: x = (16 k + j) ln2/16 + r, exp(x) = 2^k 2^(j/16) exp(r).
+// t = x 16/ln2 + 1.5 2^52 rounds 16 k + j into t's low mantissa bits, which
+// vpermi2pd reads as the index of 2^(j/16) in a 16-entry table (it uses the
+// low 4 bits alone), and vscalefpd multiplies by 2^floor((16 k + j)/16) =
+// 2^k with the underflow to subnormals and 0 done right: 15 operations per
+// 8 values, no integer arithmetic.
+// Otherwise (AVX2, SSE, other ISAs; GCC's vector extension): x = k ln2 + r,
+// 2^k put into the exponent bits (k from the same rounding trick): about 20
+// vector operations per 4 (AVX2) or 2 values.
 #include "mft/core/lanes.hpp"
 
-#include <cstdint>
 #include <cstring>
-#include <initializer_list>
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 namespace mft {
 
+namespace exp_detail {
+constexpr double shifter = 6755399441055744.0; // 1.5 * 2^52: adding it rounds to an integer
+// Below this exp(x) < 2^-1076 rounds to 0; the clamp keeps k in range.
+constexpr double floor_argument = -746.0;
+} // namespace exp_detail
+
 #ifdef __AVX512F__
 [[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
+  using namespace exp_detail;
   constexpr double sixteen_over_ln2 = 23.083120654223414;
-  constexpr double ln2_16_hi = 0.04332169877307024; // ln2/16 in 32 bits: k ln2_16_hi is exact
+  constexpr double ln2_16_hi = 0.04332169877307024; // ln2/16 in 32 bits: k' ln2_16_hi is exact
   constexpr double ln2_16_lo = 1.1926343307941173e-11;
-  constexpr double shifter = 6755399441055744.0; // 1.5 * 2^52
   // 2^(j/16), correctly rounded.
-  constexpr Lanes low = {1.0,
-                         1.0442737824274138,
-                         1.0905077326652577,
-                         1.1387886347566916,
-                         1.189207115002721,
-                         1.241857812073484,
-                         1.2968395546510096,
-                         1.3542555469368927};
-  constexpr Lanes high = {1.4142135623730951, 1.4768261459394993, 1.5422108254079407, 1.6104903319492543,
-                          1.681792830507429,  1.7562521603732995, 1.8340080864093424, 1.9152065613971474};
-  const LanesInt tiny = x < -708.0;
-  const Lanes v = tiny ? Lanes{} - 708.0 : x;
-  const Lanes t = v * sixteen_over_ln2 + shifter;
-  const Lanes kf = t - shifter;
-  const Lanes r = (v - kf * ln2_16_hi) - kf * ln2_16_lo;
-  Lanes p = r * (1.0 / 5040) + 1.0 / 720;
-  p = p * r + 1.0 / 120;
-  p = p * r + 1.0 / 24;
-  p = p * r + 1.0 / 6;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  LanesInt k16, shift_bits;
-  std::memcpy(&k16, &t, sizeof t);
-  const Lanes s = Lanes{} + shifter;
-  std::memcpy(&shift_bits, &s, sizeof s);
-  k16 -= shift_bits; // 16 k + j, exactly
-  const LanesInt j = k16 & 15;
-  const Lanes table = __builtin_shuffle(low, high, j); // vpermi2pd: one instruction
-  LanesInt scale_bits;
-  std::memcpy(&scale_bits, &table, sizeof table);
-  scale_bits += (k16 - j) << 48; // 2^k into the exponent: (16 k) << 48 = k << 52, no arithmetic shift
-  Lanes scale;
-  std::memcpy(&scale, &scale_bits, sizeof scale);
-  return tiny ? Lanes{} : p * scale;
+  const __m512d low = _mm512_setr_pd(1.0, 1.0442737824274138, 1.0905077326652577, 1.1387886347566916,
+                                     1.189207115002721, 1.241857812073484, 1.2968395546510096, 1.3542555469368927);
+  const __m512d high = _mm512_setr_pd(1.4142135623730951, 1.4768261459394993, 1.5422108254079407,
+                                      1.6104903319492543, 1.681792830507429, 1.7562521603732995,
+                                      1.8340080864093424, 1.9152065613971474);
+  // Not below the floor; a NaN passes through (the comparison is false).
+  const __m512d v = reinterpret_cast<__m512d>(x < floor_argument ? Lanes{} + floor_argument : x);
+  const __m512d t = _mm512_fmadd_pd(v, _mm512_set1_pd(sixteen_over_ln2), _mm512_set1_pd(shifter));
+  const __m512d kf = _mm512_sub_pd(t, _mm512_set1_pd(shifter)); // 16 k + j, exactly
+  __m512d r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(ln2_16_hi), v);
+  r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(ln2_16_lo), r);
+  __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(0.0013889034377693012), r, _mm512_set1_pd(0.008333449724528355));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.041666666664959766));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.16666666665301144));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.5));
+  const __m512d p = _mm512_fmadd_pd(q, r, _mm512_set1_pd(1.0)); // exp(r) = 1 + r p
+  const __m512d table = _mm512_permutex2var_pd(low, _mm512_castpd_si512(t), high);
+  // 2^(j/16) exp(r) = table + (table r) p, the last operation adding the larger term.
+  const __m512d scaled = _mm512_fmadd_pd(_mm512_mul_pd(table, r), p, table);
+  // The zero-masking form with every lane selected: the plain intrinsic's
+  // undefined pass-through operand trips GCC 12's -Wmaybe-uninitialized.
+  return reinterpret_cast<Lanes>(
+      _mm512_maskz_scalef_pd(__mmask8(0xff), scaled, _mm512_mul_pd(kf, _mm512_set1_pd(1.0 / 16))));
 }
 
 #else
-// Without AVX-512 a permute of 16 doubles is lowered lane by lane, and AVX2
-// has no 64-bit arithmetic shift: x = k ln2 + r, |r| <= ln2/2, exp(r) by its
-// Taylor polynomial of degree 13 (truncation < 2e-16 relative), written
-// per lane for the auto-vectoriser.
-[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
+namespace exp_detail {
+// On halves of Lanes (lanes.hpp: GCC lowers the comparisons of whole Lanes
+// element by element without AVX-512).
+using Quad = HalfLanes;
+using QuadInt = HalfLanesInt;
+
+[[gnu::always_inline]] inline Quad exp_half(Quad x) {
   constexpr double log2e = 1.4426950408889634;
-  constexpr double ln2_hi = 6.93147180369123816490e-01; // exact in 32 bits
+  constexpr double ln2_hi = 6.93147180369123816490e-01; // ln2 in 32 bits: k ln2_hi is exact
   constexpr double ln2_lo = 1.90821492927058770002e-10;
-  constexpr double shifter = 6755399441055744.0; // 1.5 * 2^52
+  constexpr double lowest = -708.0; // 2^k stays a normal number above it
+  const QuadInt below = x < lowest; // all ones where x < lowest (false for NaN)
+  const Quad v = below ? Quad{} + lowest : x;
+  const Quad t = v * log2e + shifter;
+  const Quad k = t - shifter;
+  const Quad r = (v - k * ln2_hi) - k * ln2_lo;
+  Quad q = r * 2.510038549551032e-08 + 2.7620088445409746e-07;
+  q = q * r + 2.7557268459997064e-06;
+  q = q * r + 2.4801521295954376e-05;
+  q = q * r + 0.00019841269863053618;
+  q = q * r + 0.0013888888917213717;
+  q = q * r + 0.008333333333330062;
+  q = q * r + 0.04166666666662413;
+  q = q * r + 0.16666666666666669;
+  q = q * r + 0.5000000000000001;
+  const Quad p = (q * r + 1.0) * r + 1.0;
+  // 2^k into the exponent bits: t's integer bits minus the shifter's are k;
+  // 0 below lowest.
+  QuadInt bits, shift_bits;
+  std::memcpy(&bits, &t, sizeof t);
+  const Quad s = Quad{} + shifter;
+  std::memcpy(&shift_bits, &s, sizeof s);
+  const QuadInt scale_bits = ((bits - shift_bits + 1023) << 52) & ~below;
+  Quad scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  return p * scale;
+}
+} // namespace exp_detail
+
+[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
+  exp_detail::Quad half[2];
+  std::memcpy(half, &x, sizeof x);
+  half[0] = exp_detail::exp_half(half[0]);
+  half[1] = exp_detail::exp_half(half[1]);
   Lanes y;
-  for (long long q = 0; q < lanes; ++q) {
-    const double v = x[q] < -708.0 ? -708.0 : x[q];
-    const double t = v * log2e + shifter;
-    const double k = t - shifter;
-    const double r = (v - k * ln2_hi) - k * ln2_lo;
-    double p = 1.0 / 6227020800.0;
-    for (double c : {1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
-                     1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
-      p = p * r + c;
-    std::int64_t bits_t, bits_s;
-    std::memcpy(&bits_t, &t, sizeof t);
-    std::memcpy(&bits_s, &shifter, sizeof shifter);
-    const std::int64_t scale_bits = (bits_t - bits_s + 1023) << 52;
-    double scale;
-    std::memcpy(&scale, &scale_bits, sizeof scale);
-    y[q] = x[q] < -708.0 ? 0.0 : p * scale;
-  }
+  std::memcpy(&y, half, sizeof y);
   return y;
 }
 #endif

@@ -24,6 +24,35 @@ typedef long long LanesInt __attribute__((vector_size(lanes * sizeof(long long))
 }
 [[gnu::always_inline]] inline void store(double *p, Lanes v) { std::memcpy(p, &v, sizeof v); }
 
+// Lane by lane selections. GCC lowers ?: and comparisons of the 8-double
+// vector element by element when the ISA has no 8-double registers, so there
+// the work is done on halves of 4 doubles (one AVX2 register each).
+typedef double HalfLanes __attribute__((vector_size(lanes / 2 * sizeof(double))));
+typedef long long HalfLanesInt __attribute__((vector_size(lanes / 2 * sizeof(long long))));
+#ifdef __AVX512F__
+[[gnu::always_inline]] inline Lanes lane_max(Lanes a, Lanes b) { return a > b ? a : b; }
+// a where x > 0, b elsewhere (and where x is NaN).
+[[gnu::always_inline]] inline Lanes where_positive(Lanes x, Lanes a, Lanes b) { return x > 0.0 ? a : b; }
+#else
+[[gnu::always_inline]] inline Lanes lane_max(Lanes a, Lanes b) {
+  HalfLanes ha[2], hb[2];
+  std::memcpy(ha, &a, sizeof a);
+  std::memcpy(hb, &b, sizeof b);
+  for (int h = 0; h < 2; ++h) ha[h] = ha[h] > hb[h] ? ha[h] : hb[h];
+  std::memcpy(&a, ha, sizeof a);
+  return a;
+}
+[[gnu::always_inline]] inline Lanes where_positive(Lanes x, Lanes a, Lanes b) {
+  HalfLanes hx[2], ha[2], hb[2];
+  std::memcpy(hx, &x, sizeof x);
+  std::memcpy(ha, &a, sizeof a);
+  std::memcpy(hb, &b, sizeof b);
+  for (int h = 0; h < 2; ++h) ha[h] = hx[h] > 0.0 ? ha[h] : hb[h];
+  std::memcpy(&a, ha, sizeof a);
+  return a;
+}
+#endif
+
 // Storage whose every Lanes-sized block starts a cache line: a 64-byte load
 // across two lines costs two.
 template <class T> struct LineAligned {

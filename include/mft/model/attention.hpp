@@ -72,7 +72,7 @@ private:
 
   long long N_, n_, d_, d_h_, L_, Ml_;
   long long Mp_; // Ml padded to a whole number of vector lanes (query_tile.hpp)
-  double scale_;
+  double scale_; // each head's weight in the field
   std::unique_ptr<ScoreMap> score_map_;
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
@@ -87,6 +87,9 @@ private:
   AlignedDoubles D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
   AlignedDoubles E_;  // n x d x lanes: vjp, a sequence's token terms by lane
   AlignedDoubles score_work_; // the score map's workspace (2 Mp)
+  AlignedDoubles column_scale_; // Mp: the score map's column factors (P = W scale)
+  AlignedDoubles column_max_;   // Mp: the scores' largest per head (softmax's shift)
+  AlignedDoubles ones_;         // Mp: the factors of a map that has none
   AlignedDoubles Bm_;         // d x d: one head's B_m or dB_m
   AlignedDoubles dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
 };

@@ -27,14 +27,36 @@ public:
   virtual ~ScoreMap() = default;
   virtual const char *name() const = 0;
 
-  // Scores S (visible x rows, by column) of one query token become the
-  // weights P in place. `work`: 2 rows doubles.
-  virtual void weights(double *S, long long visible, long long rows, double *work) const = 0;
+  // Scores S (visible x rows, by column) of one query token become weights
+  // W in place, with P[b][r] = W[b][r] scale[r]: a map that normalises each
+  // row (softmax) leaves its factor in scale (rows doubles) rather than
+  // multiplying every weight by it, and the kernel scales what it mixed
+  // with W instead (d values per head, not n). Returns false, scale
+  // untouched, when P = W. column_max: max_b S[b][r] when the map asks for
+  // it (uses_column_max; the kernel finds it with the scores), else null.
+  // `work`: 2 rows doubles.
+  virtual bool weights(double *S, long long visible, long long rows, const double *column_max, double *work,
+                       double *scale) const = 0;
+  virtual bool uses_column_max() const { return false; }
 
-  // With P (visible x rows) from weights() and T[b][r] = <g_r, x_b>, T
-  // becomes ds in place. `work`: rows doubles.
-  virtual void cotangent(const double *P, double *T, long long visible, long long rows,
+  // With W and scale from weights() (scale = nullptr: P = W, so P itself
+  // may be passed) and T[b][r] = <g_r, x_b>, T becomes ds in place.
+  // `work`: rows doubles.
+  virtual void cotangent(const double *W, const double *scale, double *T, long long visible, long long rows,
                          double *work) const = 0;
+
+  // weights() then cotangent() of T in place (the VJP's use): one call, so
+  // that a map may share a pass between them. Returns what weights() does.
+  virtual bool weights_and_cotangent(double *S, double *T, long long visible, long long rows,
+                                     const double *column_max, double *work, double *scale) const {
+    const bool scaled = weights(S, visible, rows, column_max, work, scale);
+    cotangent(S, scaled ? scale : nullptr, T, visible, rows, work);
+    return scaled;
+  }
+
+  // P itself, in place of S: weights() with the scale applied (for
+  // references and tests). `work`: 4 rows doubles.
+  void probabilities(double *S, long long visible, long long rows, double *work) const;
 
   // Whether the weights stay bounded whatever the scores (softmax's convex
   // combinations do). Unbounded weights grow with the scores, which grow with

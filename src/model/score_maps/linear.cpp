@@ -13,12 +13,16 @@ public:
   const char *name() const override { return "linear"; }
   bool bounded() const override { return false; }
 
-  void weights(double *S, long long visible, long long rows, double *) const override {
+  bool weights(double *, long long visible, long long rows, const double *, double *,
+               double *scale) const override {
+    // W = a; the share 1/|A_a| is the scale.
     const double share = 1.0 / static_cast<double>(visible);
-    for (long long i = 0; i < visible * rows; ++i) S[i] *= share;
+    for (long long r = 0; r < rows; ++r) scale[r] = share;
+    return true;
   }
 
-  void cotangent(const double *, double *T, long long visible, long long rows, double *) const override {
+  void cotangent(const double *, const double *, double *T, long long visible, long long rows,
+                 double *) const override {
     const double share = 1.0 / static_cast<double>(visible);
     for (long long i = 0; i < visible * rows; ++i) T[i] *= share;
   }

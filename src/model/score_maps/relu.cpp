@@ -1,8 +1,8 @@
 // relu: P_ab = max(a_ab, 0) / |A_a|,
 //       ds_ab = 1[a_ab > 0] T_ab / |A_a|.
+#include "mft/core/lanes.hpp"
 #include "mft/model/score_map.hpp"
 
-#include <algorithm>
 
 namespace mft {
 namespace {
@@ -13,20 +13,26 @@ public:
   const char *name() const override { return "relu"; }
   bool bounded() const override { return false; }
 
-  void weights(double *S, long long visible, long long rows, double *) const override {
-    const double share = 1.0 / static_cast<double>(visible);
-    for (long long b = 0; b < visible; ++b) {
-      double *s = S + b * rows;
-      for (long long r = 0; r < rows; ++r) s[r] = std::max(s[r], 0.0) * share;
+  bool weights(double *S, long long visible, long long rows, const double *, double *,
+               double *scale) const override {
+    // W = max(a, 0); the share 1/|A_a| is the scale.
+    for (long long i = 0; i < visible * rows; i += lanes) {
+      const Lanes s = load(S + i);
+      store(S + i, where_positive(s, s, Lanes{}));
     }
+    const double share = 1.0 / static_cast<double>(visible);
+    for (long long r = 0; r < rows; ++r) scale[r] = share;
+    return true;
   }
 
-  void cotangent(const double *P, double *T, long long visible, long long rows, double *) const override {
-    // P_ab > 0 exactly where a_ab > 0.
+  void cotangent(const double *W, const double *, double *T, long long visible, long long rows,
+                 double *) const override {
+    // W > 0 exactly where a_ab > 0 (P and W alike).
     const double share = 1.0 / static_cast<double>(visible);
-    for (long long b = 0; b < visible; ++b)
-      for (long long r = 0; r < rows; ++r)
-        T[b * rows + r] = P[b * rows + r] > 0.0 ? T[b * rows + r] * share : 0.0;
+    for (long long i = 0; i < visible * rows; i += lanes) {
+      const Lanes t = load(T + i) * share;
+      store(T + i, where_positive(load(W + i), t, Lanes{}));
+    }
   }
 };
 

@@ -18,19 +18,22 @@ public:
   const char *name() const override { return "sigmoid"; }
   bool bounded() const override { return true; }
 
-  void weights(double *S, long long visible, long long rows, double *) const override {
+  bool weights(double *S, long long visible, long long rows, const double *, double *,
+               double *) const override {
     // With e = exp(-|z|) <= 1 (exp_batch.hpp), sigma(z) = 1 / (1 + e) for
     // z >= 0 and e / (1 + e) below: no overflow for any score.
     const double bias = -std::log(static_cast<double>(visible));
     for (long long i = 0; i < visible * rows; i += lanes) {
       const Lanes z = load(S + i) + bias;
-      const Lanes e = exp_nonpositive(z > 0.0 ? -z : z);
+      const Lanes e = exp_nonpositive(where_positive(z, -z, z));
       const Lanes inverse = 1.0 / (1.0 + e);
-      store(S + i, z >= 0.0 ? inverse : e * inverse);
+      store(S + i, where_positive(z, inverse, e * inverse)); // at z = 0 both are 1/2
     }
+    return false;
   }
 
-  void cotangent(const double *P, double *T, long long visible, long long rows, double *) const override {
+  void cotangent(const double *P, const double *, double *T, long long visible, long long rows,
+                 double *) const override {
     for (long long i = 0; i < visible * rows; ++i) T[i] *= P[i] * (1.0 - P[i]);
   }
 };

@@ -1,9 +1,9 @@
 // softmax: P_ab = exp(a_ab) / sum_{c in A_a} exp(a_ac),
 //          ds_ab = P_ab (T_ab - sum_c P_ac T_ac).
+// Kept as W_ab = exp(a_ab - max_c a_ac) and the scale 1 / sum_c W_ac: the
+// division happens once per head, on what the kernel mixed.
 #include "mft/core/exp_batch.hpp"
 #include "mft/model/score_map.hpp"
-
-#include <algorithm>
 
 namespace mft {
 namespace {
@@ -14,35 +14,58 @@ public:
   const char *name() const override { return "softmax"; }
   bool bounded() const override { return true; }
 
-  void weights(double *S, long long visible, long long rows, double *) const override {
-    // Per 8 rows (lanes.hpp), all in registers: the maximum over b, then
-    // exp(s - max) (exp_batch.hpp; max-subtracted scores of any size give
-    // finite weights) with the sum added in the order b = 0, 1, ..., then the
-    // scaling.
+  bool uses_column_max() const override { return true; }
+
+  bool weights(double *S, long long visible, long long rows, const double *column_max, double *,
+               double *scale) const override {
+    // Per 8 rows (lanes.hpp), in registers: exp(s - max) (exp_batch.hpp;
+    // max-subtracted scores of any size give finite weights), the sum added
+    // in the order b = 0, 1, ...
     for (long long c = 0; c < rows; c += lanes) {
-      Lanes mx = load(S + c);
-      for (long long b = 1; b < visible; ++b) {
-        const Lanes s = load(S + b * rows + c);
-        mx = s > mx ? s : mx;
-      }
+      const Lanes mx = load(column_max + c);
       Lanes sum = {};
       for (long long b = 0; b < visible; ++b) {
         const Lanes e = exp_nonpositive(load(S + b * rows + c) - mx);
         store(S + b * rows + c, e);
         sum += e;
       }
-      const Lanes inverse = 1.0 / sum;
-      for (long long b = 0; b < visible; ++b) store(S + b * rows + c, load(S + b * rows + c) * inverse);
+      store(scale + c, 1.0 / sum);
+    }
+    return true;
+  }
+
+  void cotangent(const double *W, const double *scale, double *T, long long visible, long long rows,
+                 double *) const override {
+    // dot = sum_b P_b T_b = scale sum_b W_b T_b, in the order b = 0, 1, ...
+    for (long long c = 0; c < rows; c += lanes) {
+      const Lanes s = scale ? load(scale + c) : Lanes{} + 1.0;
+      Lanes dot = {};
+      for (long long b = 0; b < visible; ++b) dot += load(W + b * rows + c) * load(T + b * rows + c);
+      dot *= s;
+      for (long long b = 0; b < visible; ++b)
+        store(T + b * rows + c, (load(W + b * rows + c) * s) * (load(T + b * rows + c) - dot));
     }
   }
 
-  void cotangent(const double *P, double *T, long long visible, long long rows, double *work) const override {
-    double *dot = work; // sum_b P_ab T_ab per row, in the order b = 0, 1, ...
-    std::fill(dot, dot + rows, 0.0);
-    for (long long b = 0; b < visible; ++b)
-      for (long long r = 0; r < rows; ++r) dot[r] += P[b * rows + r] * T[b * rows + r];
-    for (long long b = 0; b < visible; ++b)
-      for (long long r = 0; r < rows; ++r) T[b * rows + r] = P[b * rows + r] * (T[b * rows + r] - dot[r]);
+  bool weights_and_cotangent(double *S, double *T, long long visible, long long rows, const double *column_max,
+                             double *, double *scale) const override {
+    // The weights' pass also sums W T, so ds takes one more pass, not two.
+    for (long long c = 0; c < rows; c += lanes) {
+      const Lanes mx = load(column_max + c);
+      Lanes sum = {}, dot = {};
+      for (long long b = 0; b < visible; ++b) {
+        const Lanes e = exp_nonpositive(load(S + b * rows + c) - mx);
+        store(S + b * rows + c, e);
+        sum += e;
+        dot += e * load(T + b * rows + c);
+      }
+      const Lanes s = 1.0 / sum;
+      store(scale + c, s);
+      dot *= s;
+      for (long long b = 0; b < visible; ++b)
+        store(T + b * rows + c, (load(S + b * rows + c) * s) * (load(T + b * rows + c) - dot));
+    }
+    return true;
   }
 };
 
