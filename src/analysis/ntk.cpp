@@ -7,24 +7,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace mft {
 namespace {
 
-// [begin, end) of every particle matrix in group `part` (its ntk_part, or
-// every matrix for `all`) in the flat layout, with its species' time scale.
+// Where the entries of group `part` (its ntk_part, or every matrix for
+// `all`) lie in this rank's particles of one slice (DepthField::add_row's
+// layout), with the square root of their species' time scale.
 struct Range {
   long long begin, end;
-  double scale;
+  double weight;
 };
 
-std::vector<Range> ranges(const std::string &part, const Particles &p) {
+std::vector<Range> slice_ranges(const std::string &part, const Particles &p) {
   std::vector<Range> out;
   long long at = 0;
   for (const ParticleSpecies *s : p.species())
-    for (size_t k = 0; k < s->matrices().size(); ++k) {
-      const auto size = static_cast<long long>(s->values(k).size());
-      if (part == "all" || s->matrices()[k].ntk_part == part) out.push_back({at, at + size, s->time_scale()});
+    for (const ParticleMatrix &m : s->matrices()) {
+      const long long size = s->own.count() * m.size();
+      if (part == "all" || m.ntk_part == part) out.push_back({at, at + size, std::sqrt(s->time_scale())});
       at += size;
     }
   return out;
@@ -46,54 +48,67 @@ NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {
   const TokenData &data = problem.data;
   // Rows (i, k): output k of sequence i.
   const long long d_out = data.d_out, N = data.N * d_out;
-  const std::vector<Range> group = ranges(part, p);
+  const std::vector<Range> group = slice_ranges(part, p);
   long long width = 0;
   for (const Range &r : group) width += r.end - r.begin;
 
-  // J (N x width), each row scaled by sqrt(time scale): K = J J^T. Output
-  // i depends on sequence i alone: a forward and an adjoint solve of that
-  // sequence per output (TSAdjointSolve consumes the trajectory), with a
-  // solver for one sequence, so the cost is linear in N: d_out forward and
-  // adjoint solves of the data. A group computes the rows of its block of
-  // sequences; the rows are then gathered across groups.
+  // One forward solve of this group's sequences and one adjoint sweep of
+  // all d_out outputs of all of them at once (sequences do not mix, so each
+  // sequence's parameter cotangent comes out apart: DepthSolver::adjoint_rows).
+  // When the sweep leaves slice l, its rows J_l (N d_out x this rank's
+  // entries of slice l, each scaled by the square root of its time scale)
+  // are complete: gathered across groups, K += J_l J_l^T. The Gram of
+  // MODEL.md §7 is the sum over slices (the particles of different slices
+  // are different parameters), so no row of all the parameters is ever held.
   const ProcessGrid &grid = *problem.grid;
-  const MPI_Comm comm = grid.heads();
-  const SequenceBlock block = grid.block(data.N);
-  DepthField field(comm, 1, data.n, p, problem.field_options);
-  DepthSolver solver(field, problem.depth_config, true);
-  TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
-                std::vector<double>(static_cast<size_t>(d_out))};
-  std::vector<double> J(static_cast<size_t>(block.count() * d_out * width)), X1(one.tokens.size()),
-      a1(one.tokens.size()), dtheta(static_cast<size_t>(p.local_size()));
-  // A group whose solve fails alone stops every group before the gather.
-  collectively(grid.world(), [&] {
-    for (long long i = block.begin; i < block.end; ++i) {
-      std::copy_n(data.sequence(i), data.n * data.d, one.tokens.data());
-      for (long long k = 0; k < d_out; ++k) {
-        solver.solve(one.tokens.data(), X1.data());
-        problem.readout->unit_cotangent(one, 0, k, a1.data());
-        solver.adjoint(a1.data(), nullptr, dtheta.data());
-        double *row = J.data() + ((i - block.begin) * d_out + k) * width;
-        for (const Range &r : group) {
-          const double w = std::sqrt(r.scale);
-          for (long long q = r.begin; q < r.end; ++q) *row++ = w * dtheta[q];
-        }
-      }
-    }
-  });
-  J = grid.gather_rows(J, data.N, d_out * width);
+  const TokenData mine = problem.block_of(data);
+  DepthField &field = *problem.field;
+  DepthSolver solver(field, problem.depth_config, true, d_out);
+  const long long state = mine.N * data.n * data.d, rows = mine.N * d_out;
+  std::vector<double> X1(static_cast<size_t>(state)), theta_l(static_cast<size_t>(field.slice_size()));
+  std::vector<std::vector<double>> a1(static_cast<size_t>(d_out), std::vector<double>(static_cast<size_t>(state)));
+  std::vector<double> J(static_cast<size_t>(rows * width));
   NtkSpectrum out;
   out.N = N;
   out.gram.assign(static_cast<size_t>(N * N), 0.0);
-  if (width > 0) gemm(false, true, N, N, width, 1.0, J.data(), width, J.data(), width, 0.0, out.gram.data(), N);
-  // Sum over the heads of the group (every group now holds the same J).
-  MPI_Allreduce(MPI_IN_PLACE, out.gram.data(), static_cast<int>(N * N), MPI_DOUBLE, MPI_SUM, comm);
-  // Exactly symmetric (the sum above is, up to the order of additions).
-  for (long long i = 0; i < N; ++i)
-    for (long long j = 0; j < i; ++j) {
-      const double s = 0.5 * (out.gram[i * N + j] + out.gram[j * N + i]);
-      out.gram[i * N + j] = out.gram[j * N + i] = s;
+  const std::function<void(long long)> slice_done = [&](long long l) {
+    for (long long r = 0; r < rows; ++r) {
+      std::fill(theta_l.begin(), theta_l.end(), 0.0);
+      field.add_row(l, r, theta_l.data());
+      double *row = J.data() + r * width;
+      for (const Range &g : group)
+        for (long long q = g.begin; q < g.end; ++q) *row++ = g.weight * theta_l[static_cast<size_t>(q)];
     }
+    if (width == 0) return;
+    if (grid.groups() == 1) {
+      syrk_lower(N, width, 1.0, J.data(), width, 1.0, out.gram.data(), N);
+      return;
+    }
+    const std::vector<double> all = grid.gather_rows(J, data.N, d_out * width);
+    syrk_lower(N, width, 1.0, all.data(), width, 1.0, out.gram.data(), N);
+  };
+  // A group whose forward solve fails alone (tokens overflow) stops every
+  // group before the sweep, whose slices gather across the groups.
+  collectively(grid.world(), [&] { solver.solve(mine.tokens.data(), X1.data()); });
+  collectively(grid.world(), [&] {
+    TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
+                  std::vector<double>(static_cast<size_t>(d_out))};
+    std::vector<double> unit(one.tokens.size());
+    for (long long k = 0; k < d_out; ++k)
+      for (long long i = 0; i < mine.N; ++i) {
+        std::copy_n(mine.sequence(i), data.n * data.d, one.tokens.data());
+        problem.readout->unit_cotangent(one, 0, k, unit.data());
+        std::copy(unit.begin(), unit.end(), a1[static_cast<size_t>(k)].begin() + i * data.n * data.d);
+      }
+    std::vector<const double *> cotangents;
+    for (const std::vector<double> &a : a1) cotangents.push_back(a.data());
+    solver.adjoint_rows(cotangents, slice_done);
+  });
+  // Sum over the heads of the group (every group holds the same rows), then
+  // the upper triangle from the lower, so that K is exactly symmetric.
+  MPI_Allreduce(MPI_IN_PLACE, out.gram.data(), static_cast<int>(N * N), MPI_DOUBLE, MPI_SUM, grid.heads());
+  for (long long i = 0; i < N; ++i)
+    for (long long j = 0; j < i; ++j) out.gram[j * N + i] = out.gram[i * N + j];
   out.eigenvalues = symmetric_eigenvalues(out.gram, N);
   return out;
 }

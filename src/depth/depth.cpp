@@ -123,8 +123,8 @@ DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
 
 } // namespace
 
-DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint)
-    : adjoint_(adjoint) {
+DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint, long long cotangents)
+    : adjoint_(adjoint), cotangents_(cotangents) {
   ctx_.field = &field;
   ctx_.slices = static_cast<PetscInt>(field.slices());
   ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);

@@ -37,6 +37,7 @@ PetscErrorCode DepthRHSJacobian(TS ts, PetscReal, Vec U, Mat, Mat, void *ptr) {
   ctx->stage_weight = -h * (b != 0 ? b : 1.0);
   --ctx->stage_index;
   ctx->stage_slice = std::min<PetscInt>(step / ctx->steps_per_slice, ctx->slices - 1);
+  ctx->cost_index = 0;
   PetscCall(VecGetArrayRead(U, &u));
   std::copy(u, u + ctx->stage.size(), ctx->stage.begin());
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -54,7 +55,20 @@ PetscErrorCode JacobianMultTranspose(Mat J, Vec lambda, Vec out) {
   PetscCall(VecGetArrayRead(lambda, &l));
   PetscCall(VecGetArray(out, &o));
   const bool ok = guarded(ctx->error, [&] {
-    ctx->field->vjp(ctx->stage_slice, ctx->stage.data(), l, o, ctx->dtheta.data(), ctx->stage_weight);
+    if (!ctx->rows) {
+      ctx->field->vjp(ctx->stage_slice, ctx->stage.data(), l, o, ctx->dtheta.data(), ctx->stage_weight);
+      return;
+    }
+    // The first product below a slice: that slice's rows are complete.
+    if (ctx->row_slice != ctx->stage_slice) {
+      if (ctx->row_slice >= 0) {
+        (*ctx->slice_done)(ctx->row_slice);
+        ctx->field->clear_rows();
+      }
+      ctx->row_slice = ctx->stage_slice;
+    }
+    ctx->field->vjp_rows(ctx->stage_slice, ctx->stage.data(), l, o, ctx->stage_weight,
+                         static_cast<long long>(ctx->cost_count), ctx->cost_index++);
   });
   PetscCall(VecRestoreArray(out, &o));
   PetscCall(VecRestoreArrayRead(lambda, &l));
@@ -78,16 +92,25 @@ void DepthSolver::create_adjoint_objects() {
   MFT_PETSC(MatCreateShell(PETSC_COMM_SELF, n, n, n, n, &ctx_, J_.out()));
   MFT_PETSC(MatShellSetOperation(J_, MATOP_MULT_TRANSPOSE, MFT_PETSC_OPERATION(JacobianMultTranspose)));
   MFT_PETSC(TSSetRHSJacobian(ts_, J_, J_, DepthRHSJacobian, &ctx_));
-  MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, lambda_.out()));
-  MFT_PETSC(TSSetCostGradients(ts_, 1, lambda_.slot(), nullptr));
+  lambdas_.resize(static_cast<size_t>(cotangents_));
+  lambda_vecs_.clear();
+  for (PetscVec &lambda : lambdas_) {
+    MFT_PETSC(VecCreateSeq(PETSC_COMM_SELF, n, lambda.out()));
+    lambda_vecs_.push_back(lambda);
+  }
+  ctx_.cost_count = static_cast<PetscInt>(cotangents_);
+  // PETSc keeps the pointer to the array, not a copy: it is a member.
+  MFT_PETSC(TSSetCostGradients(ts_, static_cast<PetscInt>(cotangents_), lambda_vecs_.data(), nullptr));
 }
 
 void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
-  if (!adjoint_) throw Error("DepthSolver::adjoint: the solver was created without the adjoint");
+  if (!adjoint_ || cotangents_ != 1)
+    throw Error("DepthSolver::adjoint: the solver was created without the adjoint of one cotangent");
+  const PetscVec &lambda = lambdas_.front();
   PetscScalar *x = nullptr;
-  MFT_PETSC(VecGetArray(lambda_, &x));
+  MFT_PETSC(VecGetArray(lambda, &x));
   std::memcpy(x, a1, sizeof(double) * ctx_.stage.size());
-  MFT_PETSC(VecRestoreArray(lambda_, &x));
+  MFT_PETSC(VecRestoreArray(lambda, &x));
   // dR/dtheta accumulates over the stages: start from zero, and from the
   // last stage of the last step.
   std::fill(ctx_.dtheta.begin(), ctx_.dtheta.end(), 0.0);
@@ -95,14 +118,44 @@ void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
   petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
   if (a0) {
     const PetscScalar *y = nullptr;
-    MFT_PETSC(VecGetArrayRead(lambda_, &y));
+    MFT_PETSC(VecGetArrayRead(lambda, &y));
     std::memcpy(a0, y, sizeof(double) * ctx_.stage.size());
-    MFT_PETSC(VecRestoreArrayRead(lambda_, &y));
+    MFT_PETSC(VecRestoreArrayRead(lambda, &y));
     // The cotangent of the data's tokens, through the token norm's X(0).
     const TokenNorm &norm = ctx_.field->norm();
     if (!norm.identity()) norm.initial_vjp(data_tokens_.data(), a0, ctx_.field->tokens(), ctx_.field->token_dim());
   }
   std::copy(ctx_.dtheta.begin(), ctx_.dtheta.end(), dtheta);
+}
+
+void DepthSolver::adjoint_rows(const std::vector<const double *> &a1,
+                               const std::function<void(long long)> &slice_done) {
+  if (!adjoint_ || static_cast<long long>(a1.size()) != cotangents_)
+    throw Error("DepthSolver::adjoint_rows: the solver was not created for " + std::to_string(a1.size()) +
+                " cotangents");
+  for (size_t k = 0; k < a1.size(); ++k) {
+    PetscScalar *x = nullptr;
+    MFT_PETSC(VecGetArray(lambdas_[k], &x));
+    std::memcpy(x, a1[k], sizeof(double) * ctx_.stage.size());
+    MFT_PETSC(VecRestoreArray(lambdas_[k], &x));
+  }
+  ctx_.adjoint_step = -1;
+  ctx_.rows = true;
+  ctx_.row_slice = -1;
+  ctx_.slice_done = &slice_done;
+  ctx_.field->clear_rows();
+  struct Restore { // the solver leaves rows mode however the sweep ends
+    DepthContext &ctx;
+    ~Restore() {
+      ctx.rows = false;
+      ctx.slice_done = nullptr;
+    }
+  } restore{ctx_};
+  petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
+  if (ctx_.row_slice >= 0) {
+    slice_done(ctx_.row_slice);
+    ctx_.field->clear_rows();
+  }
 }
 
 } // namespace mft

@@ -122,7 +122,7 @@ void AttentionKernel::add_velocity(long long l, const double *X, double *F) {
 }
 
 void AttentionKernel::vjp_block(long long l, long long i0, long long count, const double *X,
-                                const double *C, double *dX) {
+                                const double *C, double *dX, const RowTarget *rows_out) {
   const long long ld = d_ * Mp_, rows = count * n_;
   const double *Xb = X + i0 * n_ * d_;
   const double *Cb = C + i0 * n_ * d_;
@@ -150,8 +150,20 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
     }
   });
   gemm(false, true, rows, d_, ld, 1.0, T_.data(), ld, Bk, ld, 1.0, dXb, d_);
-  gemm(true, false, d_, ld, rows, scale_, Cb, d_, Y_.data(), ld, 1.0, dVk_.data(), ld);
-  gemm(true, false, d_, ld, rows, 1.0, Xb, d_, T_.data(), ld, 1.0, dBk_.data(), ld);
+  if (!rows_out) {
+    gemm(true, false, d_, ld, rows, scale_, Cb, d_, Y_.data(), ld, 1.0, dVk_.data(), ld);
+    gemm(true, false, d_, ld, rows, 1.0, Xb, d_, T_.data(), ld, 1.0, dBk_.data(), ld);
+    return;
+  }
+  // The NTK's rows: each sequence's dVk and dBk apart, weighted.
+  const long long per_row = d_ * ld;
+  for (long long i = 0; i < count; ++i) {
+    const long long r = (i0 + i) * rows_out->stride + rows_out->offset, at = i * n_;
+    gemm(true, false, d_, ld, n_, rows_out->weight * scale_, Cb + at * d_, d_, Y_.data() + at * ld, ld, 1.0,
+         dV_rows_.data() + r * per_row, ld);
+    gemm(true, false, d_, ld, n_, rows_out->weight, Xb + at * d_, d_, T_.data() + at * ld, ld, 1.0,
+         dB_rows_.data() + r * per_row, ld);
+  }
 }
 
 void AttentionKernel::add_vjp(long long l, const double *X, const double *C, double *dX,
@@ -166,17 +178,56 @@ void AttentionKernel::add_vjp(long long l, const double *X, const double *C, dou
   std::fill(dBk_.begin(), dBk_.end(), 0.0);
   std::fill(dVk_.begin(), dVk_.end(), 0.0);
   for (long long i0 = 0; i0 < N_; i0 += block_)
-    vjp_block(l, i0, std::min(block_, N_ - i0), X, C, dX);
+    vjp_block(l, i0, std::min(block_, N_ - i0), X, C, dX, nullptr);
+  map_to_particles(l, dBk_.data(), dVk_.data(), weight, dQ, dK, dV);
+}
+
+void AttentionKernel::map_to_particles(long long l, const double *dBk, const double *dVk, double weight,
+                                       double *dQ, double *dK, double *dV) const {
+  // dB_m, dV_m out of the lanes; dQ_m = K_m dB_m^T, dK_m = Q_m dB_m.
   const long long ld = d_ * Mp_, qk = d_h_ * d_;
+  std::vector<double> &dB = map_work_;
+  dB.resize(static_cast<size_t>(d_ * d_));
   for (long long m = 0; m < Ml_; ++m) {
     for (long long j = 0; j < d_; ++j)
       for (long long k = 0; k < d_; ++k) {
-        Bm_[j * d_ + k] = dBk_[j * ld + k * Mp_ + m]; // dB_m
-        dV[m * d_ * d_ + j * d_ + k] += weight * dVk_[j * ld + k * Mp_ + m];
+        dB[j * d_ + k] = dBk[j * ld + k * Mp_ + m];
+        dV[m * d_ * d_ + j * d_ + k] += weight * dVk[j * ld + k * Mp_ + m];
       }
-    gemm(false, true, d_h_, d_, d_, weight, heads_->k(l, m), d_, Bm_.data(), d_, 1.0, dQ + m * qk, d_);
-    gemm(false, false, d_h_, d_, d_, weight, heads_->q(l, m), d_, Bm_.data(), d_, 1.0, dK + m * qk, d_);
+    gemm(false, true, d_h_, d_, d_, weight, heads_->k(l, m), d_, dB.data(), d_, 1.0, dQ + m * qk, d_);
+    gemm(false, false, d_h_, d_, d_, weight, heads_->q(l, m), d_, dB.data(), d_, 1.0, dK + m * qk, d_);
   }
+}
+
+void AttentionKernel::add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
+                                   long long stride, long long offset) {
+  if (Ml_ == 0) return;
+  const long long n = N_ * stride * d_ * d_ * Mp_;
+  if (static_cast<long long>(dB_rows_.size()) != n) {
+    dB_rows_.assign(static_cast<size_t>(n), 0.0);
+    dV_rows_.assign(static_cast<size_t>(n), 0.0);
+  }
+  const double nn = static_cast<double>(n_), d = static_cast<double>(d_);
+  LogScope log(&LogEvents::attention_vjp,
+               static_cast<double>(Ml_) * static_cast<double>(N_) * (10 * nn * d * d + 12 * nn * nn * d));
+  const RowTarget target{stride, offset, weight};
+  for (long long i0 = 0; i0 < N_; i0 += block_)
+    vjp_block(l, i0, std::min(block_, N_ - i0), X, C, dX, &target);
+}
+
+void AttentionKernel::add_row(long long l, long long r, const std::vector<double *> &d) const {
+  if (Ml_ == 0) return;
+  const long long per_row = d_ * d_ * Mp_;
+  map_to_particles(l, dB_rows_.data() + r * per_row, dV_rows_.data() + r * per_row, 1.0, d[0], d[1], d[2]);
+}
+
+void AttentionKernel::clear_rows() {
+  std::fill(dB_rows_.begin(), dB_rows_.end(), 0.0);
+  std::fill(dV_rows_.begin(), dV_rows_.end(), 0.0);
+}
+
+double AttentionKernel::row_bytes(long long N, long long stride) const {
+  return 2.0 * static_cast<double>(N * stride) * static_cast<double>(d_ * d_ * Mp_) * sizeof(double);
 }
 
 double AttentionKernel::model_flops() const {

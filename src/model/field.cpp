@@ -45,8 +45,8 @@ void DepthField::evaluate(long long l, const double *X, double *F) {
   if (!norm_->identity()) norm_->project(X, F, N_ * n_, d_);
 }
 
-void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta,
-                     double weight) {
+template <class AddSpecies>
+void DepthField::vjp_with(long long l, const double *X, const double *C, double *dX, AddSpecies &&add_species) {
   // With a norm: the species' transposed products of Pi^T C, and the
   // norm's own state term (the same on every rank, so added after the sum).
   const bool projected = !norm_->identity();
@@ -59,19 +59,60 @@ void DepthField::vjp(long long l, const double *X, const double *C, double *dX, 
     C = cotangent_.data();
   }
   std::fill(dX, dX + state_size(), 0.0);
-  for (SpeciesPart &part : species_) {
-    const ParticleSpecies &s = *part.species;
-    vjp_blocks_.clear();
-    for (size_t k = 0; k < s.matrices().size(); ++k)
-      vjp_blocks_.push_back(dtheta + part.offsets[k] + l * s.own.count() * s.matrices()[k].size());
-    part.kernel->add_vjp(l, X, C, dX, vjp_blocks_, weight);
-  }
+  for (SpeciesPart &part : species_) add_species(part, C);
   {
     LogScope log(&LogEvents::allreduce);
     MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
   }
   if (projected)
     for (long long i = 0; i < state_size(); ++i) dX[i] += state_term_[static_cast<size_t>(i)];
+}
+
+void DepthField::vjp(long long l, const double *X, const double *C, double *dX, double *dtheta,
+                     double weight) {
+  vjp_with(l, X, C, dX, [&](SpeciesPart &part, const double *c) {
+    const ParticleSpecies &s = *part.species;
+    vjp_blocks_.clear();
+    for (size_t k = 0; k < s.matrices().size(); ++k)
+      vjp_blocks_.push_back(dtheta + part.offsets[k] + l * s.own.count() * s.matrices()[k].size());
+    part.kernel->add_vjp(l, X, c, dX, vjp_blocks_, weight);
+  });
+}
+
+void DepthField::vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
+                          long long stride, long long offset) {
+  vjp_with(l, X, C, dX, [&](SpeciesPart &part, const double *c) {
+    part.kernel->add_vjp_rows(l, X, c, dX, weight, stride, offset);
+  });
+}
+
+long long DepthField::slice_size() const {
+  long long size = 0;
+  for (const SpeciesPart &part : species_)
+    for (const ParticleMatrix &m : part.species->matrices()) size += part.species->own.count() * m.size();
+  return size;
+}
+
+void DepthField::add_row(long long l, long long r, double *theta_l) const {
+  std::vector<double *> blocks;
+  for (const SpeciesPart &part : species_) {
+    blocks.clear();
+    for (const ParticleMatrix &m : part.species->matrices()) {
+      blocks.push_back(theta_l);
+      theta_l += part.species->own.count() * m.size();
+    }
+    part.kernel->add_row(l, r, blocks);
+  }
+}
+
+void DepthField::clear_rows() {
+  for (SpeciesPart &part : species_) part.kernel->clear_rows();
+}
+
+double DepthField::row_bytes(long long stride) const {
+  double bytes = 0.0;
+  for (const SpeciesPart &part : species_) bytes += part.kernel->row_bytes(N_, stride);
+  return bytes;
 }
 
 std::string DepthField::blow_up_hint() const {

@@ -40,11 +40,12 @@ Activation parse_activation(const std::string &name) {
   throw InputError(key_error("model.activation", name, "must be one of relu, gelu, huber-relu"));
 }
 
-MlpKernel::MlpKernel(long long tokens, const NeuronParticles &neurons, double scale, Activation act)
-    : tokens_(tokens), d_(neurons.d), d_f_(neurons.d_f), L_(neurons.L), Ml_(neurons.own.count()),
+MlpKernel::MlpKernel(long long N, long long n, const NeuronParticles &neurons, double scale, Activation act)
+    : tokens_(N * n), n_(n), d_(neurons.d), d_f_(neurons.d_f), L_(neurons.L), Ml_(neurons.own.count()),
       scale_(scale), act_(act), neurons_(&neurons) {
   const long long width = std::max<long long>(1, Ml_ * d_f_);
-  block_ = std::clamp<long long>(32768 / width, 16, std::max<long long>(tokens_, 1));
+  // At least one sequence's tokens: the NTK's rows take a sequence at a time.
+  block_ = std::max(n_, std::clamp<long long>(32768 / width, 16, std::max<long long>(tokens_, 1)));
   W1c_.resize(static_cast<size_t>(L_ * d_ * width));
   W2s_.resize(W1c_.size());
   H_.resize(static_cast<size_t>(block_ * width));
@@ -56,7 +57,7 @@ MlpKernel::MlpKernel(long long tokens, const NeuronParticles &neurons, double sc
 
 std::unique_ptr<SpeciesKernel> NeuronParticles::make_kernel(long long N, long long n, double scale,
                                                             const FieldOptions &options) const {
-  return std::make_unique<MlpKernel>(N * n, *this, scale, parse_activation(options.activation));
+  return std::make_unique<MlpKernel>(N, n, *this, scale, parse_activation(options.activation));
 }
 
 void MlpKernel::particles_changed() {
@@ -90,6 +91,31 @@ void MlpKernel::add_velocity(long long l, const double *X, double *F) {
   }
 }
 
+void MlpKernel::vjp_rows(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
+                         long long rows, double *dW1c, double *dW2s, double weight) {
+  const long long ld = Ml_ * d_f_;
+  gemm(false, false, rows, ld, d_, 1.0, X, d_, W1c, ld, 0.0, H_.data(), ld);
+  for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
+  // dW2 (unscaled particles): scale u c^T, accumulated as (Ml d_f) x d.
+  gemm(true, false, ld, d_, rows, weight * scale_, A_.data(), ld, C, d_, 1.0, dW2s, d_);
+  // dz = act'(z) .* (scale W2^T c), into A_.
+  gemm(false, true, rows, ld, d_, 1.0, C, d_, W2s, d_, 0.0, A_.data(), ld);
+  for (long long i = 0; i < rows * ld; ++i) A_[i] *= derivative(act_, H_[i]);
+  gemm(false, true, rows, d_, ld, 1.0, A_.data(), ld, W1c, ld, 1.0, dX, d_);
+  gemm(true, false, d_, ld, rows, weight, X, d_, A_.data(), ld, 1.0, dW1c, ld);
+}
+
+void MlpKernel::map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1,
+                                 double *dW2) const {
+  const long long ld = Ml_ * d_f_;
+  for (long long m = 0; m < Ml_; ++m)
+    for (long long f = 0; f < d_f_; ++f)
+      for (long long j = 0; j < d_; ++j) {
+        dW1[m * d_f_ * d_ + f * d_ + j] += weight * dW1c[j * ld + m * d_f_ + f];
+        dW2[m * d_ * d_f_ + j * d_f_ + f] += weight * dW2s[(m * d_f_ + f) * d_ + j];
+      }
+}
+
 void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
                         double *dW2, double weight) {
   if (Ml_ == 0) return;
@@ -99,25 +125,43 @@ void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *d
   const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   std::fill(dW1c_.begin(), dW1c_.end(), 0.0);
   std::fill(dW2s_.begin(), dW2s_.end(), 0.0);
-  for (long long r0 = 0; r0 < tokens_; r0 += block_) {
-    const long long rows = std::min(block_, tokens_ - r0);
-    const double *Xr = X + r0 * d_, *Cr = C + r0 * d_;
-    gemm(false, false, rows, ld, d_, 1.0, Xr, d_, W1c, ld, 0.0, H_.data(), ld);
-    for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
-    // dW2 (unscaled particles): scale u c^T, accumulated as (Ml d_f) x d.
-    gemm(true, false, ld, d_, rows, scale_, A_.data(), ld, Cr, d_, 1.0, dW2s_.data(), d_);
-    // dz = act'(z) .* (scale W2^T c), into A_.
-    gemm(false, true, rows, ld, d_, 1.0, Cr, d_, W2s, d_, 0.0, A_.data(), ld);
-    for (long long i = 0; i < rows * ld; ++i) A_[i] *= derivative(act_, H_[i]);
-    gemm(false, true, rows, d_, ld, 1.0, A_.data(), ld, W1c, ld, 1.0, dX + r0 * d_, d_);
-    gemm(true, false, d_, ld, rows, 1.0, Xr, d_, A_.data(), ld, 1.0, dW1c_.data(), ld);
+  for (long long r0 = 0; r0 < tokens_; r0 += block_)
+    vjp_rows(X + r0 * d_, C + r0 * d_, dX + r0 * d_, W1c, W2s, std::min(block_, tokens_ - r0), dW1c_.data(),
+             dW2s_.data(), 1.0);
+  map_to_particles(dW1c_.data(), dW2s_.data(), weight, dW1, dW2);
+}
+
+void MlpKernel::add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
+                             long long stride, long long offset) {
+  if (Ml_ == 0) return;
+  const long long ld = Ml_ * d_f_, per_row = d_ * ld, N = tokens_ / n_;
+  if (static_cast<long long>(dW1_rows_.size()) != N * stride * per_row) {
+    dW1_rows_.assign(static_cast<size_t>(N * stride * per_row), 0.0);
+    dW2_rows_.assign(dW1_rows_.size(), 0.0);
   }
-  for (long long m = 0; m < Ml_; ++m)
-    for (long long f = 0; f < d_f_; ++f)
-      for (long long j = 0; j < d_; ++j) {
-        dW1[m * d_f_ * d_ + f * d_ + j] += weight * dW1c_[j * ld + m * d_f_ + f];
-        dW2[m * d_ * d_f_ + j * d_f_ + f] += weight * dW2s_[(m * d_f_ + f) * d_ + j];
-      }
+  LogScope log(&LogEvents::mlp_vjp, 10.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
+  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  // A sequence at a time: its own parameter cotangents.
+  for (long long i = 0; i < N; ++i) {
+    const long long r = i * stride + offset, at = i * n_ * d_;
+    vjp_rows(X + at, C + at, dX + at, W1c, W2s, n_, dW1_rows_.data() + r * per_row,
+             dW2_rows_.data() + r * per_row, weight);
+  }
+}
+
+void MlpKernel::add_row(long long, long long r, const std::vector<double *> &d) const {
+  if (Ml_ == 0) return;
+  const long long per_row = d_ * Ml_ * d_f_;
+  map_to_particles(dW1_rows_.data() + r * per_row, dW2_rows_.data() + r * per_row, 1.0, d[0], d[1]);
+}
+
+void MlpKernel::clear_rows() {
+  std::fill(dW1_rows_.begin(), dW1_rows_.end(), 0.0);
+  std::fill(dW2_rows_.begin(), dW2_rows_.end(), 0.0);
+}
+
+double MlpKernel::row_bytes(long long N, long long stride) const {
+  return 2.0 * static_cast<double>(N * stride) * static_cast<double>(d_ * Ml_ * d_f_) * sizeof(double);
 }
 
 } // namespace mft

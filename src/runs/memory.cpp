@@ -179,8 +179,18 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const long double block = std::max<long double>(16384, n * heads * d);
   e.parts.push_back({"kernel workspace", (4 * block + 2 * n * n * heads) * sizeof(double), "model.heads", heads_value});
   if (job == Job::Ntk || c.ntk.every > 0) {
-    const long double width = job == Job::Ntk ? particles / sizeof(double) : L * heads * d * d;
-    e.parts.push_back({"NTK Jacobian and Gram", (N * width + 3.0L * N * N) * sizeof(double), data_key, data_value});
+    // The sweep of ntk_spectrum: every sequence's and output's parameter
+    // cotangents of one slice in the kernels' layout (at most their products
+    // of one slice's particles), that slice's rows J_l of this group and of
+    // all, the Gram (and its eigen-solver's copies), and the sweep's own
+    // trajectory and d_out cotangents.
+    const long double outputs = c.readout.dim, per_slice = values.mine / L;
+    const long double rows = static_cast<long double>(N_group) * outputs * values.kernels / L;
+    const long double jacobian = (static_cast<long double>(N_group) + N) * outputs * per_slice;
+    const long double gram = 3.0L * N * N * outputs * outputs;
+    e.parts.push_back({"NTK rows, one slice's Jacobian and the Gram", (rows + jacobian + gram) * sizeof(double) +
+                                                                          state * (steps * (s + 1) + outputs * (s + 2)),
+                       data_key, data_value});
   }
   // What the task holds while it makes the data (a teacher's particles).
   for (const TaskMemory &t : task_memory(c, head_ranks, groups, data, s))

@@ -5,11 +5,14 @@
 //     K_G = (M L) J J^T   (the MLP's particles, in group `all`, weigh M_f L),
 //
 // the Gram matrix of the gradient flow's linearisation: d yhat/d tau =
-// -K (yhat - y)/N. yhat_i depends on sequence i alone: row (i, k) comes
-// from a forward and an adjoint solve of sequence i alone with a(1) =
-// d yhat_ik/dX(1) (a solver for one sequence: the cost is linear in N);
-// each rank keeps its own particles' entries and the ranks' partial Grams
-// are summed by one all-reduce.
+// -K (yhat - y)/N. yhat_i depends on sequence i alone, so one forward solve
+// of all sequences and one adjoint sweep of all outputs at once (a(1) =
+// d yhat_ik/dX(1) for every i and k) give every row (i, k) apart: the
+// kernels keep each sequence's parameter cotangents separately, slice by
+// slice, and K accumulates J_l J_l^T as the sweep leaves slice l (a
+// training step's work plus the Gram's N^2 P / 2 flops). Each rank keeps
+// its own particles' entries and the ranks' partial Grams are summed by one
+// all-reduce.
 #include "mft/train/problem.hpp"
 
 #include <mpi.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Row-major GEMM through PETSc's BLAS binding (OpenBLAS on Debian once
+// Row-major GEMM and SYRK through PETSc's BLAS binding (OpenBLAS on Debian once
 // libopenblas is installed).
 #include <petscsys.h>
 #include <petscblaslapack.h>
@@ -18,6 +18,20 @@ inline void gemm(bool trans_a, bool trans_b, long long m, long long n, long long
                      K = static_cast<PetscBLASInt>(k), LDA = static_cast<PetscBLASInt>(lda),
                      LDB = static_cast<PetscBLASInt>(ldb), LDC = static_cast<PetscBLASInt>(ldc);
   BLASgemm_(&tb, &ta, &N, &M, &K, &alpha, B, &LDB, A, &LDA, &beta, C, &LDC);
+}
+
+// C (n x n, row-major, leading dimension ldc) = alpha A A^T + beta C for A
+// (n x k, row-major), the lower triangle only (C[i][j], j <= i); the upper
+// is left as it was. Half a GEMM's flops for a Gram matrix.
+inline void syrk_lower(long long n, long long k, double alpha, const double *A, long long lda, double beta,
+                       double *C, long long ldc) {
+  if (n == 0) return;
+  // Row-major lower = column-major upper of the same storage; A row-major is
+  // A^T column-major, so the column-major product is C' = A'^T A' ('T').
+  const char uplo = 'U', trans = 'T';
+  const PetscBLASInt N = static_cast<PetscBLASInt>(n), K = static_cast<PetscBLASInt>(k),
+                     LDA = static_cast<PetscBLASInt>(lda), LDC = static_cast<PetscBLASInt>(ldc);
+  BLASsyrk_(&uplo, &trans, &N, &K, &alpha, A, &LDA, &beta, C, &LDC);
 }
 
 } // namespace mft

@@ -21,6 +21,7 @@
 #include <petscts.h>
 
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,15 @@ struct DepthContext {
   PetscInt adjoint_step = -1;   // the step whose stages are being reversed
   PetscInt stage_index = 0;     // the stage being reversed
   double stage_weight = 0.0;    // its w_i
+
+  // The NTK's sweep (adjoint_rows): several cotangents at once, which
+  // TSAdjointStep_RK transposes in order after each stage's Jacobian, and the
+  // parameter cotangents kept per sequence and output by the field's rows.
+  bool rows = false;
+  PetscInt cost_count = 1;      // cotangents per stage (the solver's)
+  PetscInt cost_index = 0;      // the cotangent of the next J^T product of this stage
+  PetscInt row_slice = -1;      // the slice the rows hold
+  const std::function<void(long long)> *slice_done = nullptr;
 };
 
 // The scheme a DepthSolver of `config` runs, as the options database
@@ -74,7 +84,9 @@ public:
   // -depth_ts_monitor, ...). With `adjoint`, the trajectory is kept and the
   // Jacobian shells are set for adjoint(). Throws InputError for a type that
   // is not an explicit one-step method, or has no adjoint when one is needed.
-  DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint = false);
+  // `cotangents` > 1: an adjoint solver for adjoint_rows of that many
+  // cotangents at once.
+  DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint = false, long long cotangents = 1);
   DepthSolver(const DepthSolver &) = delete;
   DepthSolver &operator=(const DepthSolver &) = delete;
 
@@ -87,6 +99,14 @@ public:
   // a0 = dR/dX0, the cotangent of the data's tokens (may be null); dtheta = dR/dtheta for this rank's
   // particles in the flat layout of Particles (overwritten). Collective.
   void adjoint(const double *a1, double *a0, double *dtheta);
+
+  // The NTK's sweep (MODEL.md §7), after solve(): the adjoint of the solver's
+  // `cotangents` a1[k] at once, the field keeping the parameter cotangent of
+  // sequence i and cotangent k in its row i cotangents + k
+  // (DepthField::vjp_rows). Each slice's rows are complete when the sweep
+  // moves below it: slice_done(l) is called then (from L - 1 down to 0), and
+  // the rows are cleared after it. Collective.
+  void adjoint_rows(const std::vector<const double *> &a1, const std::function<void(long long)> &slice_done);
 
   // The type and tableau actually in use, after the options database.
   const std::string &ts_type() const { return ts_type_; }
@@ -103,8 +123,10 @@ private:
   PetscTS ts_;
   PetscVec X_;
   PetscMat J_;
-  PetscVec lambda_;
+  std::vector<PetscVec> lambdas_; // one per cotangent
+  std::vector<Vec> lambda_vecs_;  // their handles, the array TSSetCostGradients keeps
   bool adjoint_ = false;
+  long long cotangents_ = 1;
   std::string ts_type_, rk_type_;
   PetscInt stages_ = 1;
   std::vector<double> data_tokens_; // the last solve's X0, for a token norm's transpose

@@ -58,6 +58,12 @@ public:
     add_vjp(l, X, C, dX, d[0], d[1], d[2], weight);
   }
 
+  void add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight, long long stride,
+                    long long offset) override;
+  void add_row(long long l, long long r, const std::vector<double *> &d) const override;
+  void clear_rows() override;
+  double row_bytes(long long N, long long stride) const override;
+
   // Flops of one add_velocity as MODEL.md §3 counts them (Q x and K x apart,
   // scores, P x, V y; the scores of visible pairs only), for this rank's heads.
   double model_flops() const override;
@@ -67,8 +73,17 @@ public:
 
 private:
   void velocity_block(long long l, long long i0, long long count, const double *X, double *F);
-  void vjp_block(long long l, long long i0, long long count, const double *X, const double *C,
-                 double *dX);
+  // Where add_vjp_rows puts a call's cotangents: sequence i's into row i stride + offset, times weight.
+  struct RowTarget {
+    long long stride, offset;
+    double weight;
+  };
+  // rows_out: null for add_vjp (the block's sum into dBk_, dVk_).
+  void vjp_block(long long l, long long i0, long long count, const double *X, const double *C, double *dX,
+                 const RowTarget *rows_out);
+  // dQ, dK, dV (slice l, this rank's heads) += weight times the heads' share of dBk, dVk (d x (d Mp)).
+  void map_to_particles(long long l, const double *dBk, const double *dVk, double weight, double *dQ, double *dK,
+                        double *dV) const;
 
   long long N_, n_, d_, d_h_, L_, Ml_;
   long long Mp_; // Ml padded to a whole number of vector lanes (query_tile.hpp)
@@ -90,8 +105,10 @@ private:
   AlignedDoubles column_scale_; // Mp: the score map's column factors (P = W scale)
   AlignedDoubles column_max_;   // Mp: the scores' largest per head (softmax's shift)
   AlignedDoubles ones_;         // Mp: the factors of a map that has none
-  AlignedDoubles Bm_;         // d x d: one head's B_m or dB_m
+  AlignedDoubles Bm_;         // d x d: one head's B_m
   AlignedDoubles dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
+  AlignedDoubles dB_rows_, dV_rows_; // the NTK's rows, d x (d Mp) each (add_vjp_rows)
+  mutable std::vector<double> map_work_; // d x d: one head's dB_m
 };
 
 } // namespace mft

@@ -42,6 +42,20 @@ public:
   // adjoint adds each stage's share with its RK weight).
   void vjp(long long l, const double *X, const double *C, double *dX, double *dtheta, double weight = 1.0);
 
+  // The NTK's sweep (MODEL.md §7): dX as vjp, and each sequence i's
+  // weighted parameter cotangent of slice l kept apart by the kernels in
+  // row i * stride + offset (SpeciesKernel::add_vjp_rows) until clear_rows.
+  void vjp_rows(long long l, const double *X, const double *C, double *dX, double weight, long long stride,
+                long long offset);
+  // theta_l += row r's parameter cotangents of slice l, theta_l laid out as
+  // this rank's particles of one slice: the species in order, each its
+  // matrices in order, each own.count() x rows x cols (slice_size doubles).
+  void add_row(long long l, long long r, double *theta_l) const;
+  void clear_rows();
+  long long slice_size() const;
+  // Bytes the kernels' rows take at `stride` rows per sequence.
+  double row_bytes(long long stride) const;
+
   long long slices() const { return L_; }
   long long state_size() const { return N_ * n_ * d_; }
   long long tokens() const { return N_ * n_; } // rows of d values: the N sequences' tokens
@@ -70,6 +84,10 @@ private:
   const Particles &particles_;
   // The species' share of F_l(X), unprojected, summed over the ranks.
   void evaluate_field(long long l, const double *X, double *F);
+  // vjp's frame (the norm's projection, the sum over ranks) around
+  // add_species(part, C) for each species.
+  template <class AddSpecies>
+  void vjp_with(long long l, const double *X, const double *C, double *dX, AddSpecies &&add_species);
 
   std::vector<SpeciesPart> species_;
   std::unique_ptr<TokenNorm> norm_;

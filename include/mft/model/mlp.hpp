@@ -22,8 +22,8 @@ Activation parse_activation(const std::string &name);
 
 class MlpKernel final : public SpeciesKernel {
 public:
-  // The kernel keeps a reference to `neurons`.
-  MlpKernel(long long tokens, const NeuronParticles &neurons, double scale, Activation act);
+  // N sequences of n tokens; the kernel keeps a reference to `neurons`.
+  MlpKernel(long long N, long long n, const NeuronParticles &neurons, double scale, Activation act);
 
   void particles_changed() override;
 
@@ -41,8 +41,21 @@ public:
     add_vjp(l, X, C, dX, d[0], d[1], weight);
   }
 
+  void add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight, long long stride,
+                    long long offset) override;
+  void add_row(long long l, long long r, const std::vector<double *> &d) const override;
+  void clear_rows() override;
+  double row_bytes(long long N, long long stride) const override;
+
 private:
-  long long tokens_, d_, d_f_, L_, Ml_;
+  // `rows` tokens X, C: dX += their token cotangents, dW1c and dW2s (the
+  // kernel's layout) += weight times their parameter cotangents.
+  void vjp_rows(const double *X, const double *C, double *dX, const double *W1c, const double *W2s, long long rows,
+                double *dW1c, double *dW2s, double weight);
+  // dW1, dW2 (this rank's neurons of a slice) += weight times dW1c, dW2s.
+  void map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1, double *dW2) const;
+
+  long long tokens_, n_, d_, d_f_, L_, Ml_;
   double scale_;
   Activation act_;
   const NeuronParticles *neurons_;
@@ -50,6 +63,7 @@ private:
   std::vector<double> W1c_; // per slice: d x (Ml d_f), block m = W1_m^T
   std::vector<double> W2s_; // per slice: (Ml d_f) x d, block m = scale W2_m^T
   std::vector<double> H_, A_, dW1c_, dW2s_;
+  std::vector<double> dW1_rows_, dW2_rows_; // the NTK's rows (add_vjp_rows)
 };
 
 } // namespace mft

@@ -37,6 +37,20 @@ public:
   virtual void add_vjp(long long l, const double *X, const double *C, double *dX, const std::vector<double *> &d,
                        double weight) = 0;
 
+  // The NTK's rows (MODEL.md §7): dX as add_vjp, but each sequence i's
+  // weighted parameter cotangent added into the kernel's own row
+  // i * stride + offset (for output `offset` of `stride`), kept apart until
+  // clear_rows, with the parameters mapped from the kernel's layout only when
+  // a row is read (once per slice, not per stage). Rows are of one slice l at
+  // a time. The first call sizes the rows (N stride of them).
+  virtual void add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
+                            long long stride, long long offset) = 0;
+  // Row r's parameter cotangents of slice l, added into d (add_vjp's layout).
+  virtual void add_row(long long l, long long r, const std::vector<double *> &d) const = 0;
+  virtual void clear_rows() = 0;
+  // Bytes of the rows of N sequences at `stride` rows each (the memory estimate).
+  virtual double row_bytes(long long N, long long stride) const = 0;
+
   // Flops of one add_velocity as MODEL.md §3 counts them, this rank's
   // particles (0: not counted).
   virtual double model_flops() const { return 0.0; }
