@@ -1,6 +1,8 @@
 // mft-bench: times the velocity evaluation, a whole forward solve in depth,
-// a whole training step (forward + adjoint + particle velocity) and the NTK,
-// beside the DGEMM rate of the same ranks measured in the same run. A
+// a whole training step (forward + adjoint + particle velocity), minibatch
+// steps against the batch size b, the NTK and the attention kernel's phases
+// on one core, beside the DGEMM rate of the same ranks measured in the same
+// run. A
 // benchmark, not a test: it prints seconds, GFLOP/s (flops of the forward
 // counted as MODEL.md §3 counts them, Q x and K x apart), the fraction of the
 // DGEMM rate, the step and NTK in units of forward solves and steps, and the
@@ -17,10 +19,13 @@
 #include "mft/core/blas_info.hpp"
 #include "mft/model/score_map.hpp"
 #include "mft/analysis/ntk.hpp"
+#include "mft/model/kernel_phases.hpp"
+#include "mft/core/rng.hpp"
 #include "comm_bench.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sys/resource.h>
@@ -45,6 +50,17 @@ template <class Work> double timed(long long count, Work &&work) {
   double t = MPI_Wtime() - t0, slowest = 0;
   MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest / static_cast<double>(count);
+}
+
+// Seconds of the fastest of 5 calls of work() on this rank alone.
+template <class Work> double timed_here(Work &&work) {
+  double best = 1e300;
+  for (int r = 0; r < 5; ++r) {
+    const double t0 = MPI_Wtime();
+    work();
+    best = std::min(best, MPI_Wtime() - t0);
+  }
+  return best;
 }
 
 // The DGEMM rate of these ranks: each rank multiplies 512 x 512 matrices
@@ -77,6 +93,10 @@ struct Summary {
   std::string title;
   int ranks;
   double dgemm, step_over_forward, ntk_over_step, rss_mib, trajectory_mib;
+  double step_seconds;                              // the full-data training step
+  std::vector<std::pair<long long, double>> batches; // (b, seconds of an sgd step on b sequences)
+  std::vector<mft::KernelPhase> kernel;             // one core's phases
+  long long kernel_heads = 0;
 };
 
 void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, double evals_per_solve,
@@ -98,6 +118,25 @@ void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, d
   if (ntk) std::printf("; NTK = %.2f training steps", s.ntk_over_step);
   std::printf("\ndepth trajectory %.1f MiB per rank (states and stages); peak RSS %.1f MiB per rank\n",
               s.trajectory_mib, s.rss_mib);
+  if (!s.batches.empty()) {
+    std::printf("minibatch steps (sgd, train.batch b; the full step takes %.6f s):\n", s.step_seconds);
+    for (const auto &[b, t] : s.batches)
+      std::printf("  b = %-6lld %10.6f s  %6.3f of the full step (b/N = %.3f)\n", b, t, t / s.step_seconds,
+                  static_cast<double>(b) / static_cast<double>(s.batches.front().first * 2));
+  }
+  if (!s.kernel.empty()) {
+    const double core = s.dgemm / s.ranks;
+    std::printf("kernel phases, one core, per query token (%lld heads; DGEMM %.2f GFLOP/s per rank):\n",
+                s.kernel_heads, core * 1e-9);
+    for (const mft::KernelPhase &k : s.kernel) {
+      std::printf("  %-18s %9.1f ns%s", k.name.c_str(), k.ns_per_query,
+                  k.name.find("normal") != std::string::npos ? " per normal" : "");
+      if (k.flops > 0)
+        std::printf("  %7.2f GFLOP/s  %5.1f %% of DGEMM", k.flops / k.ns_per_query, 100 * k.flops / k.ns_per_query * 1e9 / core);
+      if (k.ns_per_score > 0) std::printf("  %6.3f ns per score", k.ns_per_score);
+      std::printf("\n");
+    }
+  }
 }
 
 void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
@@ -116,7 +155,22 @@ void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
   }
   std::printf("}, \"step_over_forward\": %.6g", s.step_over_forward);
   if (ntk) std::printf(", \"ntk_over_step\": %.6g", s.ntk_over_step);
-  std::printf(", \"peak_rss_mib\": %.6g, \"trajectory_mib\": %.6g}\n", s.rss_mib, s.trajectory_mib);
+  std::printf(", \"peak_rss_mib\": %.6g, \"trajectory_mib\": %.6g", s.rss_mib, s.trajectory_mib);
+  std::printf(", \"minibatch_steps\": [");
+  for (size_t i = 0; i < s.batches.size(); ++i)
+    std::printf("%s{\"batch\": %lld, \"seconds\": %.6g, \"of_full_step\": %.6g}", i ? ", " : "",
+                s.batches[i].first, s.batches[i].second, s.batches[i].second / s.step_seconds);
+  std::printf("], \"kernel_phases\": {");
+  for (size_t i = 0; i < s.kernel.size(); ++i) {
+    const mft::KernelPhase &k = s.kernel[i];
+    std::printf("%s\"%s\": {\"ns_per_query\": %.6g", i ? ", " : "", k.name.c_str(), k.ns_per_query);
+    if (k.flops > 0)
+      std::printf(", \"gflops\": %.6g, \"dgemm_fraction\": %.6g", k.flops / k.ns_per_query,
+                  k.flops / k.ns_per_query * 1e9 / (s.dgemm / s.ranks));
+    if (k.ns_per_score > 0) std::printf(", \"ns_per_score\": %.6g", k.ns_per_score);
+    std::printf("}");
+  }
+  std::printf("}}\n");
 }
 
 } // namespace
@@ -147,6 +201,8 @@ int main(int argc, char **argv) {
       ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler)") //
       ("sequence-groups", po::value(&groups)->default_value(1), "parallel.sequence_groups P_s") //
       ("no-ntk", "skip the NTK phase")                                         //
+      ("no-batches", "skip the minibatch steps (sgd, train.batch N/2 ... N/32)")  //
+      ("no-kernel", "skip the kernel phases (one core, per query token)")      //
       ("comm", "time MPI_Allreduce from 8 B to 32 MiB and fit alpha + beta m, nothing else") //
       ("json", "print one JSON object instead of the table");
   po::variables_map vm;
@@ -208,8 +264,39 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "mft-bench: warning: a timed training step made %.3f forward solves, not 1\n",
                    solves_per_step);
 
-    // The NTK of every parameter (one forward and one adjoint solve per sequence).
+    // Minibatch steps (sgd, train.batch b) against b: the step's cost should
+    // fall with b, the full data's history row being the monitor's, not the step's.
+    std::vector<std::pair<long long, double>> batches;
+    if (vm.count("no-batches") == 0)
+      for (long long b = N / 2; b >= std::max<long long>(1, N / 32); b /= 2) {
+        mft::Config batch_config = config;
+        batch_config.train.method = "sgd";
+        batch_config.train.batch = b;
+        mft::Trainer batch_trainer(problem, batch_config);
+        std::vector<double> batch_theta(theta);
+        batch_trainer.gradient().velocity(0, batch_theta.data());
+        batch_trainer.run(batch_theta.data(), 0, 1);
+        const double t_b = timed(1, [&](long long) { batch_trainer.run(batch_theta.data(), 1, 1 + train_steps); }) /
+                           static_cast<double>(train_steps);
+        batches.emplace_back(b, t_b);
+      }
+
+    // The NTK of every parameter (one forward solve and one adjoint sweep).
     const double t_ntk = ntk ? timed(1, [&](long long) { mft::ntk_spectrum(problem, "all"); }) : 0.0;
+    // The kernel's phases on rank 0 alone, the others waiting: one core.
+    const long long kernel_heads = (M + problem.grid->head_ranks() - 1) / problem.grid->head_ranks();
+    std::vector<mft::KernelPhase> kernel;
+    if (rank == 0 && vm.count("no-kernel") == 0) {
+      kernel = mft::time_attention_phases(n, d, kernel_heads, attention);
+      // Langevin's noise: the bulk generator against the scalar one, per normal.
+      std::vector<double> xi(1 << 20);
+      const double bulk = timed_here([&] { mft::NormalStream(1, mft::Species::Heads, 0, 0, 0).fill(xi.data(), 1 << 20); });
+      mft::RandomStream scalar(1, mft::Species::Heads, 0, 0, 0);
+      const double one = timed_here([&] { for (double &x : xi) x = scalar.normal(); });
+      kernel.push_back({"langevin_normal", bulk * 1e9 / (1 << 20), 0.0, 0.0});
+      kernel.push_back({"scalar_normal", one * 1e9 / (1 << 20), 0.0, 0.0});
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     // Every group's flops: each field counts its group's block of sequences.
     double f_eval = problem.field->model_flops();
     problem.grid->sum_across(&f_eval, 1);
@@ -227,8 +314,8 @@ int main(int argc, char **argv) {
       std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %s",
                     N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
                     mft::describe_grid(*problem.grid).c_str());
-      const Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
-                            problem.solver->trajectory_bytes() / 1048576.0};
+      Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
+                      problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads};
       if (json)
         print_json(summary, phases, ntk);
       else

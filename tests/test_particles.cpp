@@ -83,4 +83,36 @@ TEST(RandomStream, KeysGiveDistinctStreams) {
   }
 }
 
+// The bulk normals of Langevin's noise: the same key gives the same numbers
+// (whatever the count asked, up to it), other keys others; the first four
+// moments and the 3-sigma tail of 2^20 of them are those of N(0, 1) within
+// 5 standard errors; and no lane repeats another.
+TEST(NormalStream, KeyedStandardNormals) {
+  const long long count = 1 << 20;
+  std::vector<double> z(count), again(1000), other(1000);
+  mft::NormalStream(3, mft::Species::Heads, 1, 2, 4).fill(z.data(), count);
+  mft::NormalStream(3, mft::Species::Heads, 1, 2, 4).fill(again.data(), 1000); // 1000: not a multiple of 16
+  mft::NormalStream(3, mft::Species::Heads, 1, 2, 5).fill(other.data(), 1000);
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(again[i], z[i]) << i;
+    ASSERT_NE(other[i], z[i]) << i;
+  }
+  double m1 = 0, m2 = 0, m3 = 0, m4 = 0, tail = 0;
+  for (double x : z) {
+    ASSERT_TRUE(std::isfinite(x));
+    m1 += x, m2 += x * x, m3 += x * x * x, m4 += x * x * x * x, tail += std::fabs(x) > 3;
+  }
+  const double n = static_cast<double>(count);
+  m1 /= n, m2 /= n, m3 /= n, m4 /= n, tail /= n;
+  // Standard errors: 1, sqrt 2, sqrt 15, sqrt 96 over sqrt n; the tail's binomial.
+  const double se = 1 / std::sqrt(n), p3 = 0.0026997960632601866;
+  EXPECT_NEAR(m1, 0.0, 5 * se);
+  EXPECT_NEAR(m2, 1.0, 5 * std::sqrt(2.0) * se);
+  EXPECT_NEAR(m3, 0.0, 5 * std::sqrt(15.0) * se);
+  EXPECT_NEAR(m4, 3.0, 5 * std::sqrt(96.0) * se);
+  EXPECT_NEAR(tail, p3, 5 * std::sqrt(p3 * (1 - p3) / n));
+  for (long long i = 0; i + 16 <= count; i += 16)
+    for (int j = 1; j < 8; ++j) ASSERT_NE(z[i], z[i + j]) << "lanes 0 and " << j << " at " << i;
+}
+
 } // namespace

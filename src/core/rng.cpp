@@ -27,7 +27,7 @@ RandomStream::RandomStream(std::uint64_t seed, Species species, std::uint64_t l,
   seed_from(seed, parts, 4);
 }
 
-void RandomStream::seed_from(std::uint64_t seed, const std::uint64_t *parts, int count) {
+std::uint64_t RandomStream::key_hash(std::uint64_t seed, const std::uint64_t *parts, int count) {
   // Fold each key component through the mixer so that nearby keys give
   // unrelated states.
   std::uint64_t h = seed;
@@ -36,7 +36,24 @@ void RandomStream::seed_from(std::uint64_t seed, const std::uint64_t *parts, int
     h ^= parts[i];
     h = splitmix64(h);
   }
+  return h;
+}
+
+void RandomStream::seed_from(std::uint64_t seed, const std::uint64_t *parts, int count) {
+  std::uint64_t h = key_hash(seed, parts, count);
   for (auto &s : s_) s = splitmix64(h);
+}
+
+NormalStream::NormalStream(std::uint64_t seed, Species species, std::uint64_t l, std::uint64_t m,
+                           std::uint64_t step) {
+  const std::uint64_t parts[4] = {static_cast<std::uint64_t>(species), l, m, step};
+  const std::uint64_t key = RandomStream::key_hash(seed, parts, 4);
+  // Lane j: the key's hash folded with j, then SplitMix64 as RandomStream seeds.
+  for (std::uint64_t j = 0; j < 8; ++j) {
+    std::uint64_t h = key ^ (j + 1);
+    h = splitmix64(h);
+    for (auto &word : s_) word[j] = splitmix64(h);
+  }
 }
 
 std::uint64_t RandomStream::next_u64() {

@@ -2,7 +2,8 @@
 // Mean-field Langevin dynamics (MODEL.md §10): the Euler-Maruyama step adds
 // sqrt(2 T dtau) xi to every particle after the drift step, xi ~ N(0, I).
 // Particle (l, m) of a species draws its xi for step k from the stream
-// (seed, species, l, m, k), its matrices in order: the noise of a particle
+// (seed, species, l, m, k) (rng.hpp's NormalStream, 16 normals at a time),
+// its matrices in order: the noise of a particle
 // does not depend on which rank owns it, nor on where a run was restarted.
 #include "mft/model/particles.hpp"
 
