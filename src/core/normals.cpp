@@ -2,7 +2,9 @@
 // Box-Muller, z0 = r cos(2 pi u2), z1 = r sin(2 pi u2), r = sqrt(-2 log u1),
 // with the logarithm and the sine and cosine written here for the lanes.
 // Only shifts, bit operations, additions and multiplications of 64-bit
-// lanes and double lanes: no lane-by-lane code on AVX2 or AVX-512.
+// lanes and double lanes (no comparison: GCC would lower it lane by lane
+// where 8 doubles are two registers). The 8 generators are 8 on every ISA,
+// so the numbers do not depend on the build's vector width.
 //
 // log u, u in (0, 1]: u = 2^e m, m in [sqrt(1/2), sqrt 2), s = (m - 1)/(m + 1),
 // log m = 2 atanh s = 2 s (1 + s^2 g(s^2)), g of degree 6 interpolating
@@ -11,38 +13,36 @@
 // sin phi = phi (1 + phi^2 S(phi^2)), cos phi = 1 + phi^2 C(phi^2) (degrees
 // 5 and 6, errors 2e-17 and 4e-19), then the quarter turns k by swapping and
 // signs.
-#include "mft/core/lanes.hpp"
 #include "mft/core/rng.hpp"
+#include "xoshiro.hpp"
 
 #include <cstring>
+
+// The helpers below pass 8-double vectors by value; they are always
+// inlined, so the ABI of such arguments without AVX-512 (GCC's -Wpsabi
+// note) never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace mft {
 namespace {
 
-typedef unsigned long long LanesUint __attribute__((vector_size(lanes * sizeof(unsigned long long))));
+// 8 generators side by side: one AVX-512 register, two AVX2 ones.
+constexpr long long width = 8;
+typedef double Lanes __attribute__((vector_size(width * sizeof(double))));
+typedef unsigned long long LanesUint __attribute__((vector_size(width * sizeof(unsigned long long))));
+
+[[gnu::always_inline]] inline Lanes load(const double *p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store(double *p, Lanes v) { std::memcpy(p, &v, sizeof v); }
 
 template <class To, class From> [[gnu::always_inline]] inline To bits(From from) {
   To to;
   static_assert(sizeof to == sizeof from);
   std::memcpy(&to, &from, sizeof to);
   return to;
-}
-
-[[gnu::always_inline]] inline LanesUint rotl(LanesUint x, int k) { return (x << k) | (x >> (64 - k)); }
-
-// One step of the 8 generators: their next 64-bit outputs.
-[[gnu::always_inline]] inline LanesUint next(LanesUint s[4]) {
-  const LanesUint r = s[1] + (s[1] << 2); // s1 * 5
-  const LanesUint x = rotl(r, 7);
-  const LanesUint result = x + (x << 3); // * 9
-  const LanesUint t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
 }
 
 // Uniform in [1, 2) from the top 52 bits, by the exponent of 1.
@@ -110,23 +110,23 @@ template <class To, class From> [[gnu::always_inline]] inline To bits(From from)
 void NormalStream::fill(double *out, long long count) {
   LanesUint s[4];
   for (int k = 0; k < 4; ++k) std::memcpy(&s[k], s_[k], sizeof s[k]);
-  double block[2 * lanes];
-  for (long long at = 0; at < count; at += 2 * lanes) {
-    const Lanes u1 = 2.0 - one_to_two(next(s)); // (0, 1]: log is finite
-    const Lanes u2 = one_to_two(next(s)) - 1.0; // [0, 1)
-    alignas(64) double r2[lanes];
+  double block[2 * width];
+  for (long long at = 0; at < count; at += 2 * width) {
+    const Lanes u1 = 2.0 - one_to_two(xoshiro::next(s)); // (0, 1]: log is finite
+    const Lanes u2 = one_to_two(xoshiro::next(s)) - 1.0; // [0, 1)
+    alignas(64) double r2[width];
     store(r2, -2.0 * log_unit(u1));
-    for (long long j = 0; j < lanes; ++j) r2[j] = __builtin_sqrt(r2[j]); // vsqrtpd: no errno (CMakeLists.txt)
+    for (long long j = 0; j < width; ++j) r2[j] = __builtin_sqrt(r2[j]); // vsqrtpd: no errno (CMakeLists.txt)
     const Lanes r = load(r2);
     Lanes c, sn;
     cos_sin_turns(u2, c, sn);
     const long long left = count - at;
-    if (left >= 2 * lanes) {
+    if (left >= 2 * width) {
       store(out + at, r * c);
-      store(out + at + lanes, r * sn);
+      store(out + at + width, r * sn);
     } else {
       store(block, r * c);
-      store(block + lanes, r * sn);
+      store(block + width, r * sn);
       std::memcpy(out + at, block, sizeof(double) * static_cast<size_t>(left));
     }
   }

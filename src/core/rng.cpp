@@ -1,5 +1,7 @@
 #include "mft/core/rng.hpp"
 
+#include "xoshiro.hpp"
+
 #include <cmath>
 
 namespace mft {
@@ -11,8 +13,6 @@ std::uint64_t splitmix64(std::uint64_t &x) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 } // namespace
 
@@ -56,17 +56,7 @@ NormalStream::NormalStream(std::uint64_t seed, Species species, std::uint64_t l,
   }
 }
 
-std::uint64_t RandomStream::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
+std::uint64_t RandomStream::next_u64() { return xoshiro::next(s_); }
 
 double RandomStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 

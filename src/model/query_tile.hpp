@@ -47,8 +47,11 @@ template <class F, long long D = 1> void with_token_dim(long long d, F &&f) {
 // broadcast of x_b[k] feeds G FMAs). for_head_groups runs a loop body
 // templated on G over the heads [0, heads) in such groups.
 constexpr long long ways = 4;
+// Up to 4 groups (16 accumulators) with AVX-512's 32 vector registers, 2
+// with AVX2's 16 (8 accumulators).
+constexpr int kGroups = lanes >= 8 ? 4 : 2;
 
-template <int MaxG = 4, class Body> void for_head_groups(long long heads, Body &&body) {
+template <int MaxG = kGroups, class Body> void for_head_groups(long long heads, Body &&body) {
   long long c = 0;
   if constexpr (MaxG >= 4)
     for (; c + 4 * lanes <= heads; c += 4 * lanes) body(std::integral_constant<int, 4>{}, c);
@@ -142,7 +145,7 @@ template <long long D>
 inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const double *Ga, long long heads,
                         long long visible, double *S, double *T, double *column_max) {
   const long long d = dim();
-  for_head_groups<2>(heads, [&](auto group, long long c) {
+  for_head_groups<kGroups / 2>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     constexpr long long B = 4; // tokens at once: 2 B G accumulators
     Lanes mx[G];
@@ -193,7 +196,7 @@ template <long long D>
 inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double *scale, const double *ds,
                      long long heads, long long visible, double *Ya, double *Ta) {
   const long long d = dim();
-  for_head_groups<2>(heads, [&](auto group, long long c) {
+  for_head_groups<kGroups / 2>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     constexpr long long K = ways; // k at once: 2 K G accumulators
     long long k = 0;
@@ -226,8 +229,8 @@ inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double 
 
 // E (n x d x lanes) += the token cotangents through the scores (ds, with
 // Z_a) and through the weights (P = W scale, with G_a = g of every head at
-// query a). Tokens in pairs and k in eights (then fours, then ones): up to
-// 16 accumulators, 20 loads per 32 FMAs.
+// query a). Tokens in pairs and k in eights (with AVX-512's registers), then
+// fours, then ones: up to 16 accumulators, 20 loads per 32 FMAs.
 template <long long D>
 inline void spread(const double *ds, const double *W, const double *scale, const double *Za, const double *Ga,
                    Dim<D> dim, long long heads, long long visible, double *E) {
@@ -255,9 +258,11 @@ inline void spread(const double *ds, const double *W, const double *scale, const
   };
   const auto tokens = [&](long long b, auto count) {
     long long k = 0;
-    for (; k + 8 <= d; k += 8) block(b, k, count, std::integral_constant<long long, 8>{});
+    if constexpr (lanes >= 8) // 16 accumulators need AVX-512's registers
+      for (; k + 8 <= d; k += 8) block(b, k, count, std::integral_constant<long long, 8>{});
     for (; k + 4 <= d; k += 4) block(b, k, count, std::integral_constant<long long, 4>{});
-    for (; k < d; ++k) block(b, k, count, std::integral_constant<long long, 1>{});
+    if constexpr (D == 0 || D % 4 != 0) // (GCC warns of the dead loop otherwise)
+      for (; k < d; ++k) block(b, k, count, std::integral_constant<long long, 1>{});
   };
   long long b = 0;
   for (; b + 2 <= visible; b += 2) tokens(b, std::integral_constant<long long, 2>{});

@@ -1,5 +1,5 @@
 #pragma once
-// exp over 8 non-positive arguments at a time (lanes.hpp): the max-subtracted
+// exp over the non-positive arguments of a vector (lanes.hpp): the max-subtracted
 // softmax and the sigmoid only need x <= 0. Accuracy against std::exp: under
 // 4 ulp relative for x in [-708, 0] (tests/test_attention.cpp); 0 for -inf.
 // Below -708 the AVX-512 path gives std::exp's subnormals (0 below -745),
@@ -21,7 +21,7 @@
 // 8 values, no integer arithmetic.
 // Otherwise (AVX2, SSE, other ISAs; GCC's vector extension): x = k ln2 + r,
 // 2^k put into the exponent bits (k from the same rounding trick): about 20
-// vector operations per 4 (AVX2) or 2 values.
+// vector operations per 4 (AVX2) or 2 (SSE2) values.
 #include "mft/core/lanes.hpp"
 
 #include <cstring>
@@ -71,23 +71,18 @@ constexpr double floor_argument = -746.0;
 }
 
 #else
-namespace exp_detail {
-// On halves of Lanes (lanes.hpp: GCC lowers the comparisons of whole Lanes
-// element by element without AVX-512).
-using Quad = HalfLanes;
-using QuadInt = HalfLanesInt;
-
-[[gnu::always_inline]] inline Quad exp_half(Quad x) {
+[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
+  using namespace exp_detail;
   constexpr double log2e = 1.4426950408889634;
   constexpr double ln2_hi = 6.93147180369123816490e-01; // ln2 in 32 bits: k ln2_hi is exact
   constexpr double ln2_lo = 1.90821492927058770002e-10;
   constexpr double lowest = -708.0; // 2^k stays a normal number above it
-  const QuadInt below = x < lowest; // all ones where x < lowest (false for NaN)
-  const Quad v = below ? Quad{} + lowest : x;
-  const Quad t = v * log2e + shifter;
-  const Quad k = t - shifter;
-  const Quad r = (v - k * ln2_hi) - k * ln2_lo;
-  Quad q = r * 2.510038549551032e-08 + 2.7620088445409746e-07;
+  const LanesInt below = x < lowest; // all ones where x < lowest (false for NaN)
+  const Lanes v = below ? Lanes{} + lowest : x;
+  const Lanes t = v * log2e + shifter;
+  const Lanes k = t - shifter;
+  const Lanes r = (v - k * ln2_hi) - k * ln2_lo;
+  Lanes q = r * 2.510038549551032e-08 + 2.7620088445409746e-07;
   q = q * r + 2.7557268459997064e-06;
   q = q * r + 2.4801521295954376e-05;
   q = q * r + 0.00019841269863053618;
@@ -96,28 +91,17 @@ using QuadInt = HalfLanesInt;
   q = q * r + 0.04166666666662413;
   q = q * r + 0.16666666666666669;
   q = q * r + 0.5000000000000001;
-  const Quad p = (q * r + 1.0) * r + 1.0;
+  const Lanes p = (q * r + 1.0) * r + 1.0;
   // 2^k into the exponent bits: t's integer bits minus the shifter's are k;
   // 0 below lowest.
-  QuadInt bits, shift_bits;
+  LanesInt bits, shift_bits;
   std::memcpy(&bits, &t, sizeof t);
-  const Quad s = Quad{} + shifter;
+  const Lanes s = Lanes{} + shifter;
   std::memcpy(&shift_bits, &s, sizeof s);
-  const QuadInt scale_bits = ((bits - shift_bits + 1023) << 52) & ~below;
-  Quad scale;
+  const LanesInt scale_bits = ((bits - shift_bits + 1023) << 52) & ~below;
+  Lanes scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return p * scale;
-}
-} // namespace exp_detail
-
-[[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
-  exp_detail::Quad half[2];
-  std::memcpy(half, &x, sizeof x);
-  half[0] = exp_detail::exp_half(half[0]);
-  half[1] = exp_detail::exp_half(half[1]);
-  Lanes y;
-  std::memcpy(&y, half, sizeof y);
-  return y;
 }
 #endif
 

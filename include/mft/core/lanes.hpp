@@ -1,9 +1,16 @@
 #pragma once
-// A vector of 8 doubles through GCC's vector extension (a compiler feature,
-// also in Clang; no library): one AVX-512 register, two AVX2 registers or
-// four SSE2 ones, from one loop body. The kernels that vectorise across heads
-// or score rows use it where the auto-vectoriser would not keep values in
-// registers.
+// A vector of doubles as wide as one register of the ISA the build targets,
+// through GCC's vector extension (a compiler feature, also in Clang; no
+// library): 8 with AVX-512, 4 with AVX/AVX2, 2 with SSE2 alone. The kernels
+// that vectorise across heads or score rows use it where the auto-vectoriser
+// would not keep values in registers; they are written for any width.
+// Wider than a register it would not do: GCC splits such vectors, spills
+// their arrays and lowers their comparisons element by element (an 8-double
+// vector on AVX2 ran the attention kernel at a tenth of its speed).
+//
+// Sums across lanes (the VJP's token terms, the heads padded to the width)
+// make results differ between an AVX2 and an AVX-512 build in the last
+// bits: a run and its restart must run one build, as always.
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -11,12 +18,17 @@
 
 namespace mft {
 
+#if defined(__AVX512F__)
 constexpr long long lanes = 8;
+#elif defined(__AVX__)
+constexpr long long lanes = 4;
+#else
+constexpr long long lanes = 2;
+#endif
 typedef double Lanes __attribute__((vector_size(lanes * sizeof(double))));
 typedef long long LanesInt __attribute__((vector_size(lanes * sizeof(long long))));
 
-// Always inlined: a Lanes passed by value to a real call goes through memory
-// where the ISA has no 64-byte registers.
+// Always inlined, as GCC's vector code wants.
 [[gnu::always_inline]] inline Lanes load(const double *p) {
   Lanes v;
   std::memcpy(&v, p, sizeof v);
@@ -24,34 +36,10 @@ typedef long long LanesInt __attribute__((vector_size(lanes * sizeof(long long))
 }
 [[gnu::always_inline]] inline void store(double *p, Lanes v) { std::memcpy(p, &v, sizeof v); }
 
-// Lane by lane selections. GCC lowers ?: and comparisons of the 8-double
-// vector element by element when the ISA has no 8-double registers, so there
-// the work is done on halves of 4 doubles (one AVX2 register each).
-typedef double HalfLanes __attribute__((vector_size(lanes / 2 * sizeof(double))));
-typedef long long HalfLanesInt __attribute__((vector_size(lanes / 2 * sizeof(long long))));
-#ifdef __AVX512F__
+// Lane by lane selections (one compare and one blend).
 [[gnu::always_inline]] inline Lanes lane_max(Lanes a, Lanes b) { return a > b ? a : b; }
 // a where x > 0, b elsewhere (and where x is NaN).
 [[gnu::always_inline]] inline Lanes where_positive(Lanes x, Lanes a, Lanes b) { return x > 0.0 ? a : b; }
-#else
-[[gnu::always_inline]] inline Lanes lane_max(Lanes a, Lanes b) {
-  HalfLanes ha[2], hb[2];
-  std::memcpy(ha, &a, sizeof a);
-  std::memcpy(hb, &b, sizeof b);
-  for (int h = 0; h < 2; ++h) ha[h] = ha[h] > hb[h] ? ha[h] : hb[h];
-  std::memcpy(&a, ha, sizeof a);
-  return a;
-}
-[[gnu::always_inline]] inline Lanes where_positive(Lanes x, Lanes a, Lanes b) {
-  HalfLanes hx[2], ha[2], hb[2];
-  std::memcpy(hx, &x, sizeof x);
-  std::memcpy(ha, &a, sizeof a);
-  std::memcpy(hb, &b, sizeof b);
-  for (int h = 0; h < 2; ++h) ha[h] = hx[h] > 0.0 ? ha[h] : hb[h];
-  std::memcpy(&a, ha, sizeof a);
-  return a;
-}
-#endif
 
 // Storage whose every Lanes-sized block starts a cache line: a 64-byte load
 // across two lines costs two.
