@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -121,6 +122,20 @@ TEST(Attention, VectorisedExpAgreesWithStdExp) {
   }
   EXPECT_LT(worst, 4 * 2.220446049250313e-16);
   EXPECT_EQ(y.back(), 0.0);
+  // The clamp's edges: -inf and scores far below the floor give 0, a NaN
+  // stays a NaN (it must not become a weight), 0 gives 1.
+  std::vector<double> edge = {-std::numeric_limits<double>::infinity(), -1e300, -746.5,
+                              std::numeric_limits<double>::quiet_NaN(), 0.0, -1e-300, -0.5, -2.0};
+  std::vector<double> out(edge.size());
+  mft::exp_nonpositive(edge.data(), out.data(), static_cast<long long>(edge.size()));
+  EXPECT_EQ(out[0], 0.0);
+  EXPECT_EQ(out[1], 0.0);
+  EXPECT_EQ(out[2], 0.0);
+  EXPECT_TRUE(std::isnan(out[3]));
+  EXPECT_EQ(out[4], 1.0);
+  EXPECT_EQ(out[5], 1.0);
+  EXPECT_NEAR(out[6], std::exp(-0.5), 4e-16);
+  EXPECT_NEAR(out[7], std::exp(-2.0), 1e-16);
 }
 
 // Kernel sizes: N sequences of n tokens, token and head dimensions d, d_h,

@@ -12,7 +12,9 @@ namespace mft {
 // Layout, for one slice, a block of sequences with tokens X ((block n) x d)
 // and this rank's Ml heads padded to Mp (a multiple of the vector lanes).
 // Columns (k, m) of a (block n) x (d Mp) matrix put the heads in the fast
-// index, so the per-query loops (query_tile.hpp) vectorise across heads.
+// index, packed in blocks of the vector lanes (query_tile::packed_index), so
+// the per-query loops (query_tile.hpp) vectorise across heads. Z, G, Y, T,
+// Bk, Vk, dBk and dVk all share this column order, which the GEMMs contract.
 //
 // forward
 //   Z = X Bk,  Bk[j][(k,m)] = B_m[j][k]   Z[(i,a)][(k,m)] = (x_a^T B_m)[k]
@@ -84,8 +86,8 @@ void AttentionKernel::particles_changed() {
       const double *V = heads.v(l, m);
       for (long long j = 0; j < d_; ++j)
         for (long long k = 0; k < d_; ++k) {
-          Bk[j * ld + k * Mp_ + m] = Bm_[j * d_ + k];
-          Vk[j * ld + k * Mp_ + m] = scale_ * V[j * d_ + k];
+          Bk[j * ld + query_tile::packed_index(k, m, d_)] = Bm_[j * d_ + k];
+          Vk[j * ld + query_tile::packed_index(k, m, d_)] = scale_ * V[j * d_ + k];
         }
     }
   }
@@ -191,8 +193,8 @@ void AttentionKernel::map_to_particles(long long l, const double *dBk, const dou
   for (long long m = 0; m < Ml_; ++m) {
     for (long long j = 0; j < d_; ++j)
       for (long long k = 0; k < d_; ++k) {
-        dB[j * d_ + k] = dBk[j * ld + k * Mp_ + m];
-        dV[m * d_ * d_ + j * d_ + k] += weight * dVk[j * ld + k * Mp_ + m];
+        dB[j * d_ + k] = dBk[j * ld + query_tile::packed_index(k, m, d_)];
+        dV[m * d_ * d_ + j * d_ + k] += weight * dVk[j * ld + query_tile::packed_index(k, m, d_)];
       }
     gemm(false, true, d_h_, d_, d_, weight, heads_->k(l, m), d_, dB.data(), d_, 1.0, dQ + m * qk, d_);
     gemm(false, false, d_h_, d_, d_, weight, heads_->q(l, m), d_, dB.data(), d_, 1.0, dK + m * qk, d_);

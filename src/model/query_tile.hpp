@@ -1,11 +1,14 @@
 #pragma once
 // The per-query-token loops of the attention kernel (attention.cpp), for one
 // sequence's tokens X (n x d) and one query token a, across all of a slice's
-// heads at once. Heads are the vector lanes: every array below is laid out
-// [token or k][head m], with the head count padded to a multiple of `lanes`
-// (padded heads have B = 0 and V = 0, so they add nothing), and every loop
-// over heads is a whole number of `Lanes` vectors (lanes.hpp) kept in
-// registers.
+// heads at once. Heads are the vector lanes, the head count padded to a
+// multiple of `lanes` (padded heads have B = 0 and V = 0, so they add
+// nothing), and every loop over heads is a whole number of `Lanes` vectors
+// (lanes.hpp) kept in registers. Arrays over tokens b are laid out [b][m];
+// arrays over the token dimension k (Z_a, G_a, Y_a, T_a) are packed
+// [m / lanes][k][m % lanes] (at() below), so that the d vectors of a head
+// block lie at fixed offsets from one pointer: a loop over k needs one
+// address register per array, not one per k.
 //
 //   scores   S[b][m] = sum_k x_b[k] Z_a[k][m]       (Z_a[k][m] = (x_a^T B_m)[k])
 //   mix      Y_a[k][m] = sum_b P[b][m] x_b[k]        (ybar_{a,m}; also T_a from ds)
@@ -24,6 +27,18 @@
 #include <type_traits>
 
 namespace mft::query_tile {
+
+// The vector of heads [c, c + lanes) at component k of a packed array.
+inline const double *at(const double *A, long long k, long long c, long long d) {
+  return A + c * d + k * lanes;
+}
+inline double *at(double *A, long long k, long long c, long long d) {
+  return A + c * d + k * lanes;
+}
+// The index of (k, head m) in a packed array.
+inline long long packed_index(long long k, long long m, long long d) {
+  return (m - m % lanes) * d + k * lanes + m % lanes;
+}
 
 template <long long D> struct Dim {
   long long runtime; // d when D = 0
@@ -79,11 +94,11 @@ inline void scores(const double *X, Dim<D> dim, const double *Za, long long head
     for (; b + B <= visible; b += B) {
       const double *x = X + b * d;
       Lanes z[G], a[B][G];
-      for (int g = 0; g < G; ++g) z[g] = load(Za + c + g * lanes);
+      for (int g = 0; g < G; ++g) z[g] = load(at(Za, 0, c + g * lanes, d));
       for (long long q = 0; q < B; ++q)
         for (int g = 0; g < G; ++g) a[q][g] = x[q * d] * z[g];
       for (long long k = 1; k < d; ++k) {
-        for (int g = 0; g < G; ++g) z[g] = load(Za + k * heads + c + g * lanes);
+        for (int g = 0; g < G; ++g) z[g] = load(at(Za, k, c + g * lanes, d));
         for (long long q = 0; q < B; ++q)
           for (int g = 0; g < G; ++g) a[q][g] += x[q * d + k] * z[g];
       }
@@ -93,8 +108,8 @@ inline void scores(const double *X, Dim<D> dim, const double *Za, long long head
     for (; b < visible; ++b) {
       const double *x = X + b * d;
       for (int g = 0; g < G; ++g) {
-        Lanes acc = x[0] * load(Za + c + g * lanes);
-        for (long long k = 1; k < d; ++k) acc += x[k] * load(Za + k * heads + c + g * lanes);
+        Lanes acc = x[0] * load(at(Za, 0, c + g * lanes, d));
+        for (long long k = 1; k < d; ++k) acc += x[k] * load(at(Za, k, c + g * lanes, d));
         keep(b, g, acc);
       }
     }
@@ -126,14 +141,14 @@ inline void mix(const double *X, Dim<D> dim, const double *P, const double *scal
       }
       for (int g = 0; g < G; ++g) p[g] = load(scale + c + g * lanes);
       for (long long q = 0; q < ways; ++q)
-        for (int g = 0; g < G; ++g) store(Ya + (k + q) * heads + c + g * lanes, a[q][g] * p[g]);
+        for (int g = 0; g < G; ++g) store(at(Ya, k + q, c + g * lanes, d), a[q][g] * p[g]);
     }
     if constexpr (D == 0 || D % ways != 0) // the k left over (GCC warns of the dead loop otherwise)
       for (; k < d; ++k)
         for (int g = 0; g < G; ++g) {
           Lanes acc = X[k] * load(P + c + g * lanes);
           for (long long b = 1; b < visible; ++b) acc += X[b * d + k] * load(P + b * heads + c + g * lanes);
-          store(Ya + k * heads + c + g * lanes, acc * load(scale + c + g * lanes));
+          store(at(Ya, k, c + g * lanes, d), acc * load(scale + c + g * lanes));
         }
   });
 }
@@ -159,11 +174,11 @@ inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const dou
     for (; b + B <= visible; b += B) {
       const double *x = X + b * d;
       Lanes z[G], u[G], s[B][G], t[B][G];
-      for (int g = 0; g < G; ++g) z[g] = load(Za + c + g * lanes), u[g] = load(Ga + c + g * lanes);
+      for (int g = 0; g < G; ++g) z[g] = load(at(Za, 0, c + g * lanes, d)), u[g] = load(at(Ga, 0, c + g * lanes, d));
       for (long long q = 0; q < B; ++q)
         for (int g = 0; g < G; ++g) s[q][g] = x[q * d] * z[g], t[q][g] = x[q * d] * u[g];
       for (long long k = 1; k < d; ++k) {
-        for (int g = 0; g < G; ++g) z[g] = load(Za + k * heads + c + g * lanes), u[g] = load(Ga + k * heads + c + g * lanes);
+        for (int g = 0; g < G; ++g) z[g] = load(at(Za, k, c + g * lanes, d)), u[g] = load(at(Ga, k, c + g * lanes, d));
         for (long long q = 0; q < B; ++q)
           for (int g = 0; g < G; ++g) {
             s[q][g] += x[q * d + k] * z[g];
@@ -176,10 +191,10 @@ inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const dou
     for (; b < visible; ++b) {
       const double *x = X + b * d;
       for (int g = 0; g < G; ++g) {
-        Lanes s0 = x[0] * load(Za + c + g * lanes), t0 = x[0] * load(Ga + c + g * lanes);
+        Lanes s0 = x[0] * load(at(Za, 0, c + g * lanes, d)), t0 = x[0] * load(at(Ga, 0, c + g * lanes, d));
         for (long long k = 1; k < d; ++k) {
-          s0 += x[k] * load(Za + k * heads + c + g * lanes);
-          t0 += x[k] * load(Ga + k * heads + c + g * lanes);
+          s0 += x[k] * load(at(Za, k, c + g * lanes, d));
+          t0 += x[k] * load(at(Ga, k, c + g * lanes, d));
         }
         keep(b, g, s0, t0);
       }
@@ -218,8 +233,8 @@ inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double 
       for (int g = 0; g < G; ++g) p[g] = load(scale + c + g * lanes);
       for (long long q = 0; q < K0; ++q)
         for (int g = 0; g < G; ++g) {
-          store(Ya + (k0 + q) * heads + c + g * lanes, y[q][g] * p[g]);
-          store(Ta + (k0 + q) * heads + c + g * lanes, t[q][g]);
+          store(at(Ya, k0 + q, c + g * lanes, d), y[q][g] * p[g]);
+          store(at(Ta, k0 + q, c + g * lanes, d), t[q][g]);
         }
     };
     for (; k + K <= d; k += K) accumulate(k, std::integral_constant<long long, K>{});
@@ -241,12 +256,17 @@ inline void spread(const double *ds, const double *W, const double *scale, const
     Lanes a[B][K];
     for (long long q = 0; q < B; ++q)
       for (long long r = 0; r < K; ++r) a[q][r] = load(E + ((b + q) * d + k0 + r) * lanes);
-    for (long long c = 0; c < heads; c += lanes) {
+    // One pointer per array, bumped per head block: the loads of Z_a and
+    // G_a are fixed offsets from it (an index per k would spill the
+    // address registers).
+    const double *z_block = at(Za, k0, 0, d), *g_block = at(Ga, k0, 0, d);
+    const double *ds_b = ds + b * heads, *w_b = W + b * heads;
+    for (long long c = 0; c < heads; c += lanes, z_block += d * lanes, g_block += d * lanes) {
       Lanes s[B], p[B];
       const Lanes f = load(scale + c);
-      for (long long q = 0; q < B; ++q) s[q] = load(ds + (b + q) * heads + c), p[q] = load(W + (b + q) * heads + c) * f;
+      for (long long q = 0; q < B; ++q) s[q] = load(ds_b + q * heads + c), p[q] = load(w_b + q * heads + c) * f;
       for (long long r = 0; r < K; ++r) {
-        const Lanes z = load(Za + (k0 + r) * heads + c), g = load(Ga + (k0 + r) * heads + c);
+        const Lanes z = load(z_block + r * lanes), g = load(g_block + r * lanes);
         for (long long q = 0; q < B; ++q) {
           a[q][r] += s[q] * z; // two FMAs: "+= s z + p g" would be a product, an FMA and an add
           a[q][r] += p[q] * g;

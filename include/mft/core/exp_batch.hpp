@@ -17,7 +17,7 @@
 // t = x 16/ln2 + 1.5 2^52 rounds 16 k + j into t's low mantissa bits, which
 // vpermi2pd reads as the index of 2^(j/16) in a 16-entry table (it uses the
 // low 4 bits alone), and vscalefpd multiplies by 2^floor((16 k + j)/16) =
-// 2^k with the underflow to subnormals and 0 done right: 15 operations per
+// 2^k with the underflow to subnormals and 0 done right: 14 operations per
 // 8 values, no integer arithmetic.
 // Otherwise (AVX2, SSE, other ISAs; GCC's vector extension): x = k ln2 + r,
 // 2^k put into the exponent bits (k from the same rounding trick): about 20
@@ -42,20 +42,25 @@ constexpr double floor_argument = -746.0;
 [[gnu::always_inline]] inline Lanes exp_nonpositive(Lanes x) {
   using namespace exp_detail;
   constexpr double sixteen_over_ln2 = 23.083120654223414;
-  constexpr double ln2_16_hi = 0.04332169877307024; // ln2/16 in 32 bits: k' ln2_16_hi is exact
-  constexpr double ln2_16_lo = 1.1926343307941173e-11;
+  // ln2/16 in 32 bits (times 16: exact), so that (k'/16) ln2_hi is exact.
+  constexpr double ln2_hi = 16 * 0.04332169877307024, ln2_lo = 16 * 1.1926343307941173e-11;
   // 2^(j/16), correctly rounded.
   const __m512d low = _mm512_setr_pd(1.0, 1.0442737824274138, 1.0905077326652577, 1.1387886347566916,
                                      1.189207115002721, 1.241857812073484, 1.2968395546510096, 1.3542555469368927);
   const __m512d high = _mm512_setr_pd(1.4142135623730951, 1.4768261459394993, 1.5422108254079407,
                                       1.6104903319492543, 1.681792830507429, 1.7562521603732995,
                                       1.8340080864093424, 1.9152065613971474);
-  // Not below the floor; a NaN passes through (the comparison is false).
-  const __m512d v = reinterpret_cast<__m512d>(x < floor_argument ? Lanes{} + floor_argument : x);
+  // Not below the floor, in one vmaxpd (it returns its second operand, x,
+  // when either is a NaN: a NaN passes through). The zero-masking forms
+  // with every lane selected: the plain intrinsics' undefined pass-through
+  // operand trips GCC 12's -Wmaybe-uninitialized.
+  const __m512d v =
+      _mm512_maskz_max_pd(__mmask8(0xff), _mm512_set1_pd(floor_argument), reinterpret_cast<__m512d>(x));
   const __m512d t = _mm512_fmadd_pd(v, _mm512_set1_pd(sixteen_over_ln2), _mm512_set1_pd(shifter));
-  const __m512d kf = _mm512_sub_pd(t, _mm512_set1_pd(shifter)); // 16 k + j, exactly
-  __m512d r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(ln2_16_hi), v);
-  r = _mm512_fnmadd_pd(kf, _mm512_set1_pd(ln2_16_lo), r);
+  // k' / 16 = (16 k + j) / 16, exactly, in one operation: t / 16 - shifter / 16.
+  const __m512d kf16 = _mm512_fmadd_pd(t, _mm512_set1_pd(1.0 / 16), _mm512_set1_pd(-shifter / 16));
+  __m512d r = _mm512_fnmadd_pd(kf16, _mm512_set1_pd(ln2_hi), v);
+  r = _mm512_fnmadd_pd(kf16, _mm512_set1_pd(ln2_lo), r);
   __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(0.0013889034377693012), r, _mm512_set1_pd(0.008333449724528355));
   q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.041666666664959766));
   q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.16666666665301144));
@@ -64,10 +69,8 @@ constexpr double floor_argument = -746.0;
   const __m512d table = _mm512_permutex2var_pd(low, _mm512_castpd_si512(t), high);
   // 2^(j/16) exp(r) = table + (table r) p, the last operation adding the larger term.
   const __m512d scaled = _mm512_fmadd_pd(_mm512_mul_pd(table, r), p, table);
-  // The zero-masking form with every lane selected: the plain intrinsic's
-  // undefined pass-through operand trips GCC 12's -Wmaybe-uninitialized.
   return reinterpret_cast<Lanes>(
-      _mm512_maskz_scalef_pd(__mmask8(0xff), scaled, _mm512_mul_pd(kf, _mm512_set1_pd(1.0 / 16))));
+      _mm512_maskz_scalef_pd(__mmask8(0xff), scaled, kf16));
 }
 
 #else
