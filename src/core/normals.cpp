@@ -18,11 +18,6 @@
 
 #include <cstring>
 
-// The helpers below pass 8-double vectors by value; they are always
-// inlined, so the ABI of such arguments without AVX-512 (GCC's -Wpsabi
-// note) never applies.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace mft {
 namespace {
 

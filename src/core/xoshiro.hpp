@@ -6,7 +6,7 @@
 // have on AVX2 too.
 namespace mft::xoshiro {
 
-template <class Word> inline Word rotl(Word x, int k) { return (x << k) | (x >> (64 - k)); }
+template <class Word> [[gnu::always_inline]] inline Word rotl(Word x, int k) { return (x << k) | (x >> (64 - k)); }
 
 // The next output; the state moves on.
 template <class Word> [[gnu::always_inline]] inline Word next(Word s[4]) {
