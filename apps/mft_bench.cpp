@@ -103,7 +103,14 @@ struct Summary {
   std::vector<std::pair<long long, double>> batches; // (b, seconds of an sgd step on b sequences)
   std::vector<mft::KernelPhase> kernel;             // one core's phases
   long long kernel_heads = 0;
+  long long sequences = 0; // N
 };
+
+// A kernel phase's rate, GFLOP/s, and its fraction of one rank's DGEMM.
+double phase_gflops(const mft::KernelPhase &k) { return k.flops / k.ns_per_query; }
+double phase_of_dgemm(const Summary &s, const mft::KernelPhase &k) {
+  return phase_gflops(k) * 1e9 / (s.dgemm / s.ranks);
+}
 
 void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, double evals_per_solve,
                  long long train_steps) {
@@ -128,17 +135,16 @@ void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, d
     std::printf("minibatch steps (sgd, train.batch b; the full step takes %.6f s):\n", s.step_seconds);
     for (const auto &[b, t] : s.batches)
       std::printf("  b = %-6lld %10.6f s  %6.3f of the full step (b/N = %.3f)\n", b, t, t / s.step_seconds,
-                  static_cast<double>(b) / static_cast<double>(s.batches.front().first * 2));
+                  static_cast<double>(b) / static_cast<double>(s.sequences));
   }
   if (!s.kernel.empty()) {
-    const double core = s.dgemm / s.ranks;
     std::printf("kernel phases, one core, per query token (%lld heads; DGEMM %.2f GFLOP/s per rank):\n",
-                s.kernel_heads, core * 1e-9);
+                s.kernel_heads, s.dgemm / s.ranks * 1e-9);
     for (const mft::KernelPhase &k : s.kernel) {
       std::printf("  %-18s %9.1f ns%s", k.name.c_str(), k.ns_per_query,
                   k.name.find("normal") != std::string::npos ? " per normal" : "");
       if (k.flops > 0)
-        std::printf("  %7.2f GFLOP/s  %5.1f %% of DGEMM", k.flops / k.ns_per_query, 100 * k.flops / k.ns_per_query * 1e9 / core);
+        std::printf("  %7.2f GFLOP/s  %5.1f %% of DGEMM", phase_gflops(k), 100 * phase_of_dgemm(s, k));
       if (k.ns_per_score > 0) std::printf("  %6.3f ns per score", k.ns_per_score);
       std::printf("\n");
     }
@@ -171,8 +177,7 @@ void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
     const mft::KernelPhase &k = s.kernel[i];
     std::printf("%s\"%s\": {\"ns_per_query\": %.6g", i ? ", " : "", k.name.c_str(), k.ns_per_query);
     if (k.flops > 0)
-      std::printf(", \"gflops\": %.6g, \"dgemm_fraction\": %.6g", k.flops / k.ns_per_query,
-                  k.flops / k.ns_per_query * 1e9 / (s.dgemm / s.ranks));
+      std::printf(", \"gflops\": %.6g, \"dgemm_fraction\": %.6g", phase_gflops(k), phase_of_dgemm(s, k));
     if (k.ns_per_score > 0) std::printf(", \"ns_per_score\": %.6g", k.ns_per_score);
     std::printf("}");
   }
@@ -319,7 +324,7 @@ int main(int argc, char **argv) {
                     N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
                     mft::describe_grid(*problem.grid).c_str());
       Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
-                      problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads};
+                      problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads, N};
       if (json)
         print_json(summary, phases, ntk);
       else

@@ -171,12 +171,9 @@ void AttentionKernel::vjp_block(long long l, long long i0, long long count, cons
 void AttentionKernel::add_vjp(long long l, const double *X, const double *C, double *dX,
                               double *dQ, double *dK, double *dV, double weight) {
   if (Ml_ == 0) return;
-  const double n = static_cast<double>(n_), d = static_cast<double>(d_), dh = static_cast<double>(d_h_);
-  // Per sequence and head: Z, G, dV, dB (2 n d^2 each), T B^T (2 n d^2), the
-  // scores, Y, D, T, D^T Z, P^T G (2 n^2 d each); per head dQ, dK (2 d_h d^2 each).
-  LogScope log(&LogEvents::attention_vjp,
-               static_cast<double>(Ml_) * (static_cast<double>(N_) * (10 * n * d * d + 12 * n * n * d) +
-                                           4 * dh * d * d));
+  // Per head dQ, dK from dB (2 d_h d^2 each) besides the sequences' products.
+  const double d = static_cast<double>(d_), dh = static_cast<double>(d_h_);
+  LogScope log(&LogEvents::attention_vjp, vjp_sequence_flops() + static_cast<double>(Ml_) * 4 * dh * d * d);
   std::fill(dBk_.begin(), dBk_.end(), 0.0);
   std::fill(dVk_.begin(), dVk_.end(), 0.0);
   for (long long i0 = 0; i0 < N_; i0 += block_)
@@ -209,9 +206,7 @@ void AttentionKernel::add_vjp_rows(long long l, const double *X, const double *C
     dB_rows_.assign(static_cast<size_t>(n), 0.0);
     dV_rows_.assign(static_cast<size_t>(n), 0.0);
   }
-  const double nn = static_cast<double>(n_), d = static_cast<double>(d_);
-  LogScope log(&LogEvents::attention_vjp,
-               static_cast<double>(Ml_) * static_cast<double>(N_) * (10 * nn * d * d + 12 * nn * nn * d));
+  LogScope log(&LogEvents::attention_vjp, vjp_sequence_flops());
   const RowTarget target{stride, offset, weight};
   for (long long i0 = 0; i0 < N_; i0 += block_)
     vjp_block(l, i0, std::min(block_, N_ - i0), X, C, dX, &target);
@@ -230,6 +225,13 @@ void AttentionKernel::clear_rows() {
 
 double AttentionKernel::row_bytes(long long N, long long stride) const {
   return 2.0 * static_cast<double>(N * stride) * static_cast<double>(d_ * d_ * Mp_) * sizeof(double);
+}
+
+double AttentionKernel::vjp_sequence_flops() const {
+  const double n = static_cast<double>(n_), d = static_cast<double>(d_);
+  // Per sequence and head: Z, G, dV, dB (2 n d^2 each), T B^T (2 n d^2), the
+  // scores, Y, D, T, D^T Z, P^T G (2 n^2 d each).
+  return static_cast<double>(Ml_) * static_cast<double>(N_) * (10 * n * d * d + 12 * n * n * d);
 }
 
 double AttentionKernel::model_flops() const {

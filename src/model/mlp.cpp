@@ -91,8 +91,8 @@ void MlpKernel::add_velocity(long long l, const double *X, double *F) {
   }
 }
 
-void MlpKernel::vjp_rows(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
-                         long long rows, double *dW1c, double *dW2s, double weight) {
+void MlpKernel::vjp_tokens(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
+                           long long rows, double *dW1c, double *dW2s, double weight) {
   const long long ld = Ml_ * d_f_;
   gemm(false, false, rows, ld, d_, 1.0, X, d_, W1c, ld, 0.0, H_.data(), ld);
   for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
@@ -126,8 +126,8 @@ void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *d
   std::fill(dW1c_.begin(), dW1c_.end(), 0.0);
   std::fill(dW2s_.begin(), dW2s_.end(), 0.0);
   for (long long r0 = 0; r0 < tokens_; r0 += block_)
-    vjp_rows(X + r0 * d_, C + r0 * d_, dX + r0 * d_, W1c, W2s, std::min(block_, tokens_ - r0), dW1c_.data(),
-             dW2s_.data(), 1.0);
+    vjp_tokens(X + r0 * d_, C + r0 * d_, dX + r0 * d_, W1c, W2s, std::min(block_, tokens_ - r0), dW1c_.data(),
+               dW2s_.data(), 1.0);
   map_to_particles(dW1c_.data(), dW2s_.data(), weight, dW1, dW2);
 }
 
@@ -144,8 +144,8 @@ void MlpKernel::add_vjp_rows(long long l, const double *X, const double *C, doub
   // A sequence at a time: its own parameter cotangents.
   for (long long i = 0; i < N; ++i) {
     const long long r = i * stride + offset, at = i * n_ * d_;
-    vjp_rows(X + at, C + at, dX + at, W1c, W2s, n_, dW1_rows_.data() + r * per_row,
-             dW2_rows_.data() + r * per_row, weight);
+    vjp_tokens(X + at, C + at, dX + at, W1c, W2s, n_, dW1_rows_.data() + r * per_row,
+               dW2_rows_.data() + r * per_row, weight);
   }
 }
 

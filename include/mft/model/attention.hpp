@@ -84,6 +84,8 @@ private:
   // dQ, dK, dV (slice l, this rank's heads) += weight times the heads' share of dBk, dVk (d x (d Mp)).
   void map_to_particles(long long l, const double *dBk, const double *dVk, double weight, double *dQ, double *dK,
                         double *dV) const;
+  // Flops of the VJP's products over all sequences (the log events').
+  double vjp_sequence_flops() const;
 
   long long N_, n_, d_, d_h_, L_, Ml_;
   long long Mp_; // Ml padded to a whole number of vector lanes (query_tile.hpp)

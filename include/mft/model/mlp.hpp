@@ -50,8 +50,8 @@ public:
 private:
   // `rows` tokens X, C: dX += their token cotangents, dW1c and dW2s (the
   // kernel's layout) += weight times their parameter cotangents.
-  void vjp_rows(const double *X, const double *C, double *dX, const double *W1c, const double *W2s, long long rows,
-                double *dW1c, double *dW2s, double weight);
+  void vjp_tokens(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
+                  long long rows, double *dW1c, double *dW2s, double weight);
   // dW1, dW2 (this rank's neurons of a slice) += weight times dW1c, dW2s.
   void map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1, double *dW2) const;
 

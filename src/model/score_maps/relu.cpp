@@ -3,7 +3,6 @@
 #include "mft/core/lanes.hpp"
 #include "mft/model/score_map.hpp"
 
-
 namespace mft {
 namespace {
 

@@ -8,6 +8,14 @@
 namespace mft {
 namespace {
 
+// T[b][c..] = P (T - dot) for the lanes of heads c, P = W s: the score
+// cotangent's last pass, once the weights' sums are known.
+[[gnu::always_inline]] inline void finish_cotangent(const double *W, Lanes s, Lanes dot, double *T,
+                                                    long long visible, long long rows, long long c) {
+  for (long long b = 0; b < visible; ++b)
+    store(T + b * rows + c, (load(W + b * rows + c) * s) * (load(T + b * rows + c) - dot));
+}
+
 class Softmax final : public ScoreMap {
 public:
   explicit Softmax(bool causal) : ScoreMap(causal) {}
@@ -41,9 +49,7 @@ public:
       const Lanes s = scale ? load(scale + c) : Lanes{} + 1.0;
       Lanes dot = {};
       for (long long b = 0; b < visible; ++b) dot += load(W + b * rows + c) * load(T + b * rows + c);
-      dot *= s;
-      for (long long b = 0; b < visible; ++b)
-        store(T + b * rows + c, (load(W + b * rows + c) * s) * (load(T + b * rows + c) - dot));
+      finish_cotangent(W, s, dot * s, T, visible, rows, c);
     }
   }
 
@@ -61,9 +67,7 @@ public:
       }
       const Lanes s = 1.0 / sum;
       store(scale + c, s);
-      dot *= s;
-      for (long long b = 0; b < visible; ++b)
-        store(T + b * rows + c, (load(S + b * rows + c) * s) * (load(T + b * rows + c) - dot));
+      finish_cotangent(S, s, dot * s, T, visible, rows, c);
     }
     return true;
   }
