@@ -41,6 +41,8 @@ ROOT = HERE.parents[1] if CHECKOUT else Path.cwd()
 sys.path.insert(0, str(SCRIPTS if CHECKOUT else HERE.parents[2] / "lib" / "python3" / "dist-packages"))
 from mft import io as mft_io  # noqa: E402
 
+import preregistration  # noqa: E402
+
 # The batch scripts (a sweep's collect job) run the analysis with the
 # driver's own interpreter, which has h5py.
 os.environ.setdefault("MFT_PYTHON", sys.executable)
@@ -65,11 +67,35 @@ class DriverParser(argparse.ArgumentParser):
         options = super().parse_args(*args, **kwargs)
         if options.update_docs and not CHECKOUT:
             self.error("--update-docs: only in a checkout of mft (an installed driver has no docs/ to update)")
+        options.commit = None
+        if options.update_docs:
+            # Pre-registration: the results replace the committed ones only
+            # from a committed driver, whose commit the criteria file records.
+            try:
+                options.commit = preregistration.start(driver_name())
+            except preregistration.PreregistrationError as e:
+                self.exit(2, f"error: {e}\n")
         if options.out is None:
             options.out = str(ROOT / "docs" / "experiments") if options.update_docs else options.runs
         if options.figures is None:
             options.figures = str(ROOT / "docs" / "figures") if options.update_docs else options.out
         return options
+
+
+def driver_name():
+    """The running driver's name (scripts/experiments/NAME.py)."""
+    return Path(sys.modules["__main__"].__file__).stem
+
+
+def _still_committed(options):
+    """The lines a criteria file starts with under --update-docs (the driver's
+    commit), after checking that the tree still equals it; exits if not."""
+    if not options.update_docs:
+        return []
+    try:
+        return preregistration.header(driver_name(), options.commit)
+    except preregistration.PreregistrationError as e:
+        raise SystemExit(f"error: {e}")
 
 
 def parser(doc):
@@ -321,6 +347,7 @@ def fmt(x):
 
 
 def write_csv(name, options, columns, rows):
+    _still_committed(options)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + ".csv")
@@ -343,11 +370,13 @@ def criterion(text, holds, numbers):
 
 def write_criteria(name, options, lines):
     """Writes the criterion lines to <out>/<name>-criteria.txt (--quick:
-    <name>-quick-criteria.txt), one a line."""
+    <name>-quick-criteria.txt), one a line, after the commit of the driver
+    under --update-docs (preregistration.py)."""
+    head = _still_committed(options)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + "-criteria.txt")
-    path.write_text("".join(line + "\n" for line in lines))
+    path.write_text("".join(line + "\n" for line in head + list(lines)))
     print(f"[{name}] wrote {path} ({len(lines)} criteria)")
     return path
 

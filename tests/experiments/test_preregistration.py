@@ -1,0 +1,125 @@
+"""Pre-registration, on a throwaway git repository holding a copy of
+preregistration.py and a driver: --update-docs refuses a driver that differs
+from HEAD, the header records the commit, and --check refuses results added
+in their driver's own commit, commits outside the history, and files that
+record nothing."""
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "preregistration.py"
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+class Preregistration(unittest.TestCase):
+    def setUp(self):
+        if shutil.which("git") is None:
+            self.skipTest("no git")
+        self.tmp = tempfile.TemporaryDirectory(prefix="mft-prereg-")
+        self.repo = Path(self.tmp.name)
+        git(self.repo, "init", "-q")
+        git(self.repo, "config", "user.email", "test@example.invalid")
+        git(self.repo, "config", "user.name", "test")
+        (self.repo / "scripts" / "experiments").mkdir(parents=True)
+        (self.repo / "docs" / "experiments").mkdir(parents=True)
+        shutil.copy(SOURCE, self.repo / "scripts" / "experiments")
+        self.driver = self.repo / "scripts" / "experiments" / "toy.py"
+        self.driver.write_text('"""Criteria: 1. x < 1."""\n')
+        self.commit("the toy driver and its criteria")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def commit(self, message):
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", message)
+        return git(self.repo, "rev-parse", "HEAD")
+
+    def call(self, code):
+        """Runs `code` with the repository's copy of the module imported as p."""
+        script = f"import sys; sys.path.insert(0, {str(self.repo / 'scripts' / 'experiments')!r})\n" \
+                 f"import preregistration as p\n{code}"
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+    def check(self, *extra):
+        return subprocess.run([sys.executable, str(self.repo / "scripts" / "experiments" / "preregistration.py"),
+                               "--check", *extra], capture_output=True, text=True)
+
+    def write_results(self, commit_line):
+        (self.repo / "docs" / "experiments" / "toy-criteria.txt").write_text(
+            commit_line + "criterion: x < 1: holds (0.5)\n")
+        (self.repo / "docs" / "experiments" / "toy.csv").write_text("x\n0.5\n")
+
+    def test_a_run_from_a_committed_driver_records_its_commit_and_checks_out(self):
+        head = git(self.repo, "rev-parse", "HEAD")
+        done = self.call("c = p.start('toy'); print(c); print('\\n'.join(p.header('toy', c)))")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[0], head)
+        self.assertTrue(lines[1].startswith(f"# driver commit: {head}"))
+        self.assertTrue(lines[2].startswith(f"# criteria stated in: {head}"))
+        self.write_results("\n".join(lines[1:]) + "\n")
+        self.commit("the toy's results")
+        done = self.check("--strict")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+
+    def test_a_changed_driver_is_refused_before_and_during_the_run(self):
+        self.driver.write_text('"""Criteria: 1. x < 2."""\n')
+        done = self.call("p.start('toy')")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("toy.py differs from HEAD", done.stderr)
+        git(self.repo, "checkout", "--", ".")
+        head = git(self.repo, "rev-parse", "HEAD")
+        (self.repo / "scripts" / "experiments" / "common.py").write_text("# new shared code\n")
+        done = self.call(f"p.header('toy', {head!r})")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("changed during the run", done.stderr)
+
+    def test_a_commit_outside_the_history_is_refused(self):
+        self.write_results("# driver commit: " + "0" * 40 + "\n")
+        self.commit("results naming no commit")
+        done = self.check()
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("not in this history", done.stdout)
+        # A commit on another branch exists but is not an ancestor.
+        git(self.repo, "checkout", "-q", "-b", "side")
+        self.driver.write_text('"""Criteria: 1. x < 5."""\n')
+        side = self.commit("a driver on a side branch")
+        git(self.repo, "checkout", "-q", "-")
+        self.write_results(f"# driver commit: {side}\n")
+        self.commit("results naming the side branch")
+        done = self.check()
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("not an ancestor", done.stdout)
+
+    def test_a_driver_changed_between_the_run_and_its_results_is_refused(self):
+        head = git(self.repo, "rev-parse", "HEAD")
+        self.driver.write_text('"""Criteria: 1. x < 3 (changed after the results were seen)."""\n')
+        self.write_results(f"# driver commit: {head}\n")
+        self.commit("criteria changed together with the results")
+        done = self.check()
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn("changed between", done.stdout)
+
+    def test_a_file_without_a_record_fails_and_none_fails_only_strictly(self):
+        self.write_results("")
+        self.commit("results without a record")
+        done = self.check()
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("records no driver commit", done.stdout)
+        self.write_results("# driver commit: none (added together)\n")
+        self.commit("marked")
+        self.assertEqual(self.check().returncode, 0)
+        done = self.check("--strict")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("not pre-registered", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
