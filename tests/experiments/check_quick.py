@@ -43,12 +43,12 @@ EXPECTED = {
                     "one_cluster", "energy_ratio", "plateaus", "share_fit", "drift"], 6),
     "trained_clusters": (["model", "state", "s", "sequences", "mean_cos", "mean_cos_err", "min_cos", "clusters",
                           "one_cluster"], 12),
-    "published_scheme": (["k", "dt", "difference", "mft_error", "rescaled_error"], 3),
+    "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 3, "size_data": 4, "weight_decay": 3, "methods": 4,
             "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 2, "langevin": 4, "d_and_m": 1,
-            "clustering": 5, "trained_clusters": 3, "published_scheme": 3}
+            "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
 
 def main():
