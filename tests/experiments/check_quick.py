@@ -22,9 +22,9 @@ EXPECTED = {
                      "train_acc", "test_acc", "test_acc_err", "ending"], 5),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "corrected", "corrected_low", "corrected_high", "relative",
                     "saturated", "loss_bias", "loss_bias_low", "loss_bias_high"], 9),
-    "ntk_rate": (["case", "scale", "seed", "N", "all_min", "all_max", "V_min", "V_max", "bound_low", "bound_high",
-                  "risk_start", "first_rate", "rate_min", "rate_max", "within", "drift", "near", "all_min_end",
-                  "final_risk"], 10),
+    "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "kernel_change",
+                  "near", "ratio_min", "ratio_max", "window_rows", "agrees", "bound_V", "bound_all", "bound_high",
+                  "rate_min", "rate_max", "within_V", "final_risk", "diverged"], 8),
     "injectivity": (["family", "n", "seed", "V_min", "V_max", "all_min", "all_max", "cgf_margin", "cgf_population"],
                     16),
     "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
@@ -48,7 +48,7 @@ EXPECTED = {
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 4, "weight_decay": 3, "methods": 4,
-            "ntk_rate": 2, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 1,
+            "ntk_rate": 5, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 1,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
 
