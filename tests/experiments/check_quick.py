@@ -41,9 +41,10 @@ EXPECTED = {
               "frobenius_high", "top_share", "displacement", "risk"], 9),
     "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
-                    "one_cluster", "energy_ratio", "plateaus", "share_fit", "drift"], 6),
-    "trained_clusters": (["model", "state", "s", "sequences", "mean_cos", "mean_cos_err", "min_cos", "clusters",
-                          "one_cluster"], 12),
+                    "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime",
+                    "censored", "drift"], 11),
+    "trained_clusters": (["model", "over", "replicates", "s", "initial_cos", "trained_cos", "rise", "rise_low",
+                          "rise_high", "trained_min_cos", "trained_clusters", "one_cluster"], 18),
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
