@@ -1,136 +1,339 @@
 #!/usr/bin/env python3
 """d and M coupled as [B] means it: [B]'s limit keeps the head dimension d_h
 fixed while M grows, and leaves open how M must grow with the token
-dimension d. Here d_h = 4 and d in {8, 16, 32, 64}, on the teacher task
-with the scales normalised across d: init.sigma_qk = 0.5 sqrt(8/d) and
-init.sigma_v = sqrt(8/d) for the student and the teacher (drawn with the
-student's law), so the scores <Q x, K x'>, the values V x and a head's norm
-|theta| do not grow with d, nor the targets' spread. At every d the same
-widths M in {8, 16, 32, 64}, so that C(d) is compared over one range of M;
-each run against a run of 2 M heads whose first M particles it
-shares (the coupled streams of mean_field.py): the coupling distance
-D = (1/(M L)) sum |theta_lm - theta'_lm| after the same tau (sharing half
-the reference's particles scales D by the constant sqrt(1/2), which the fit's
-prefactor absorbs). With the width law of the mean-field limit,
-D = C(d) M^(-1/2); the growth C(d) ~ d^gamma says that M must grow like
-d^(2 gamma) to keep D fixed.
+dimension d. If the distance of the M-head system to its limit is
+D = C(d) M^(-1/2), keeping D fixed needs M ~ C(d)^2: how does C grow with d?
 
-Setting: N = 32, n = 16, L = 4, two seeds, 100 Euler steps of dtau = 0.02
-(tau = 2).
+Setting: d_h = 4 and d in {8, 16, 32, 64}, the teacher task (4 teacher
+heads, N = 32 sequences of n = 16 tokens, L = 4) with the scales normalised
+across d: init.sigma_qk = 0.5 sqrt(8/d) and init.sigma_v = sqrt(8/d) for the
+student and the teacher (drawn with the student's law), so that the scores
+<Q x, K x'>, the values V x, a head's norm and the targets' spread do not
+grow with d. Euler steps of dtau = 0.02, seeds 1..5.
 
-Criteria, stated before the runs:
-  1. the width law holds at every d: the power of D against M (a least-
-     squares line through every seed's point, interval +- 2 standard errors)
-     contains -1/2;
-then, measured: C(d) = the mean of D sqrt(M) at each d, and gamma with its
-interval from a line through log C against log d.
+Coupling, as in mean_field.py (section 3): per (d, seed) one reference of
+M_ref = 512 heads per slice and runs of M in {32, 64, 128, 256} whose
+particle m starts equal to the reference's particle m. The coupling
+distance D(M) = (1/(M L)) sum_{l, m < M} |theta_lm - theta_lm^ref| (Q, K,
+V of a head as one vector) is divided by sqrt(1 - M/M_ref) (the reference
+shares the run's particles) and by the mean displacement
+|theta^ref(tau) - theta^ref(0)| of the reference's particles:
+D/displacement, which does not depend on tau (section 3).
 
-  python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
+At equal progress, not at equal tau. The risk falls much faster at large
+d (at tau = 2 the final risks at d = 64 were 1e-16..1e-27, at d = 8 1e-4),
+so at one tau the particles at large d have long stopped moving. Every
+(d, seed) is compared at the step k where the reference's risk first falls
+to 0.01 of its initial value (R/R_0 = 0.01): a first round runs the
+reference to a horizon (70, 40, 20, 10 steps at d = 8, 16, 32, 64; k was
+46..62, 25..29, 11..13, 5..7 in the pilot below) to find k, a second round
+runs every width and the reference for exactly k steps. A (d, seed) whose
+reference does not reach R/R_0 = 0.01 within its horizon is left out and
+named.
 
-About 25 minutes on 2 cores (measured), two runs at a time: V is d x d, so a head at
-d = 64 costs about 16 heads at d = 8, and the d = 64 runs (up to 128 heads)
-dominate; --slurm spreads the runs over a cluster. Writes
-d_and_m.csv (d, M, seeds, D and its standard error, D sqrt(M), the initial
-and final R) and exp_d_and_m.png.
+Saturated widths, by section 3's rule, computed: a width is saturated at d
+when D/displacement (the seed mean) is SATURATED = 1/2 or more, the
+distance to the limit half a particle's displacement; a width saturated at
+any d is left out of every fit, so that C(d) is compared over one range of
+M.
+
+The widths, the horizons and R/R_0 = 0.01 were chosen after a pilot: runs
+of M = 32 for seeds 1..5 (the horizons), and every width for seed 9, not
+one of the five. In it, M = 16 against 32 heads gave D/displacement 0.83 at d = 8 and 0.90 at
+d = 64, so the widths 8..64 of the earlier design were all saturated; at
+the compared step M = 32, 64, 128, 256 against 512 gave 0.63, 0.45, 0.36,
+0.24 at d = 8 and 0.65, 0.45, 0.33, 0.24 at d = 64, while the reference's
+displacement was 0.36 at d = 8 and 0.11 at d = 64.
+
+Criteria, stated before the runs. Every fit is made seed by seed (the
+widths and dimensions of one seed share its draws and its teacher) and its
+interval is the Student-t interval over the seeds' fits (5 seeds: 4 dof);
+each line states its level and dof:
+  1. the width law at every d: the slope of log D/displacement against
+     log M over the unsaturated widths has a t-interval containing -1/2 at
+     every d (the four intervals at a joint 95 %: 98.75 % each, Bonferroni);
+  2. the fall of C(d) survives the normalisation: with
+     C(d) = the geometric mean over the unsaturated widths of
+     sqrt(M) D/displacement, the slope gamma of log C against log d has a
+     95 % t-interval below 0 (the earlier design, D after tau = 2 with no
+     normalisation, found gamma = -0.53);
+  3. the particles move less at larger d: the slope of log displacement
+     (the reference's, up to the compared step) against log d has a 95 %
+     t-interval below 0; the unnormalised sqrt(M) D then falls with d by
+     that slope more than C(d) does.
+Each can fail: (1) if D falls more slowly or faster than M^-1/2 at some d,
+(2) if C(d) is flat or grows once D is measured in displacements, (3) if
+the displacement to the same relative risk does not fall with d. Also
+printed, measured: C(d) and the unnormalised sqrt(M) D at each d with
+their intervals, gamma of both, and the growth M ~ d^(2 gamma) that keeps
+D/displacement fixed.
+
+  python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J]
+
+Runs locally only (the second round's length is read from the first's
+risks): 20 reference runs to the horizon, then 100 runs (widths summing to
+992 heads per slice) of 5..62 steps. About 45 minutes on 2 cores, two runs
+at a time (estimated from the per-step times of the pilot and of the
+earlier design's 25-minute run: a head at d = 64 costs about 26 heads at
+d = 8, V being d x d, so the d = 64 runs take nearly half the time though
+they run 5..7 steps); about 3 GB of run files, most of them at d = 64.
+Writes d_and_m.csv (d, M, seeds; the mean tau and R/R_0 of the compared
+step; the means of the displacement, of D/sqrt(1 - M/M_ref) and of
+D/displacement with its 95 % t-interval low-high; whether that mean is
+saturated) and exp_d_and_m.png (each criterion's quantity with its
+t-intervals over seeds).
 """
 import numpy as np
 
 import common
-import fits
+import stats
 from common import Run
-from mean_field import coupling_distance, heads
+from mean_field import coupling_distance, particles
 
-FULL = dict(dims=[8, 16, 32, 64], widths=[8, 16, 32, 64], factor=2, seeds=[1, 2],
-            L=4, N=32, steps=100, dtau=0.02)
-QUICK = dict(dims=[4, 8], widths=[2, 4, 8], factor=2, seeds=[1, 2],
-             L=2, N=8, steps=10, dtau=0.02)
-COLUMNS = ["d", "M", "seeds", "distance", "distance_err", "scaled", "risk_start", "risk"]
+# fraction: the compared step is the first at which the reference's risk is
+# at most this fraction of its initial value; horizon: the first round's
+# steps at each d
+FULL = dict(dims=[8, 16, 32, 64], widths=[32, 64, 128, 256], reference=512, seeds=[1, 2, 3, 4, 5], L=4, N=32,
+            dtau=0.02, fraction=0.01, horizon={8: 70, 16: 40, 32: 20, 64: 10})
+QUICK = dict(dims=[4, 8], widths=[64, 128, 256], reference=512, seeds=[1, 2, 3], L=2, N=8,
+             dtau=0.02, fraction=0.1, horizon={4: 20, 8: 12})
+SATURATED = 0.5    # section 3's rule: D/displacement at or above this is saturated
+LAW = -0.5         # criterion 1: the width law's power
+LEVEL = 0.95       # every criterion's (joint) level
+COLUMNS = ["d", "M", "seeds", "tau", "risk_ratio", "displacement", "distance", "relative", "relative_low",
+           "relative_high", "saturated"]
 
 
-def run_args(d, M, seed, size):
+def run_name(d, M, seed, steps):
+    return f"d{d}-M{M}-s{seed}-k{steps}"
+
+
+def run(d, M, seed, steps, size):
+    """A run of M heads per slice for `steps` Euler steps, snapshots at the
+    first and the last."""
     scale = np.sqrt(8.0 / d)
-    return {"data.task": "teacher", "data.teacher_heads": 4, "model.d": d, "model.head_dim": 4,
-            "data.sequences": size["N"], "init.sigma_qk": float(f"{0.5 * scale:.6g}"),
-            "init.sigma_v": float(f"{scale:.6g}"), "model.heads": M, "model.slices": size["L"], "init.seed": seed,
-            "train.steps": size["steps"], "train.dtau": size["dtau"], "output.snapshot_every": size["steps"]}
+    return Run(run_name(d, M, seed, steps), {
+        "data.task": "teacher", "data.teacher_heads": 4, "model.d": d, "model.head_dim": 4,
+        "data.sequences": size["N"], "init.sigma_qk": float(f"{0.5 * scale:.6g}"),
+        "init.sigma_v": float(f"{scale:.6g}"), "model.heads": M, "model.slices": size["L"], "init.seed": seed,
+        "train.steps": steps, "train.dtau": size["dtau"], "output.snapshot_every": steps})
+
+
+def compared_step(path, fraction):
+    """The first step at which the run's risk is at most `fraction` of its
+    initial value, or None."""
+    risk = common.history(path)[0]["risk"]
+    below = np.flatnonzero(risk <= fraction * risk[0])
+    return int(below[0]) if below.size else None
+
+
+def simulate(size, options):
+    """Both rounds; returns ({(d, seed): {"step": k, "paths": {M: path}}},
+    [(d, seed) that did not reach the fraction])."""
+    ref = size["reference"]
+    pairs = [(d, seed) for d in size["dims"] for seed in size["seeds"]]
+    clocks = {(d, seed): run(d, ref, seed, size["horizon"][d], size) for d, seed in pairs}
+    found = common.execute("d_and_m", list(clocks.values()), options)
+    steps = {pair: compared_step(found[clock.name], size["fraction"]) if clock.name in found else None
+             for pair, clock in clocks.items()}
+    missed = [pair for pair, k in steps.items() if k is None]
+    steps = {pair: k for pair, k in steps.items() if k is not None}
+    runs = {(d, seed, M): run(d, M, seed, steps[d, seed], size)
+            for (d, seed) in steps for M in size["widths"] + [ref]}
+    found = common.execute("d_and_m", list(runs.values()), options)
+    compared = {}
+    for (d, seed), k in steps.items():
+        paths = {M: found.get(runs[d, seed, M].name) for M in size["widths"] + [ref]}
+        if all(paths.values()):
+            compared[d, seed] = {"step": k, "paths": paths}
+        else:
+            missed.append((d, seed))
+    return compared, missed
+
+
+def measure(size, compared):
+    """{(d, seed): {"tau", "risk_ratio", "displacement", "distance": {M: D
+    / sqrt(1 - M/M_ref)}}} at the compared step."""
+    ref = size["reference"]
+    out = {}
+    for (d, seed), c in compared.items():
+        start, (end, tau) = particles(c["paths"][ref], 0)[0], particles(c["paths"][ref], -1)
+        distance = {}
+        for M in size["widths"]:
+            assert coupling_distance(particles(c["paths"][M], 0)[0], start) == 0.0, "the coupled runs must start equal"
+            distance[M] = coupling_distance(particles(c["paths"][M], -1)[0], end) / np.sqrt(1 - M / ref)
+        risk = common.history(c["paths"][ref])[0]["risk"]
+        out[d, seed] = {"step": c["step"], "tau": tau, "risk_ratio": float(risk[-1] / risk[0]),
+                        "displacement": coupling_distance(end, start), "distance": distance}
+    return out
+
+
+def table(size, measured):
+    rows = []
+    for d in size["dims"]:
+        seeds = [s for s in size["seeds"] if (d, s) in measured]
+        for M in size["widths"]:
+            mine = [measured[d, s] for s in seeds]
+            relative = np.array([m["distance"][M] / m["displacement"] for m in mine])
+            interval = stats.t_interval(relative, LEVEL) if len(mine) > 1 else None
+            mean = lambda key: float(np.mean([m[key] for m in mine])) if mine else np.nan
+            rows.append({"d": d, "M": M, "seeds": len(mine), "tau": mean("tau"), "risk_ratio": mean("risk_ratio"),
+                         "displacement": mean("displacement"),
+                         "distance": float(np.mean([m["distance"][M] for m in mine])) if mine else np.nan,
+                         "relative": float(relative.mean()) if mine else np.nan,
+                         "relative_low": interval.low if interval else np.nan,
+                         "relative_high": interval.high if interval else np.nan,
+                         "saturated": int(bool(mine) and relative.mean() >= SATURATED)})
+    return rows
+
+
+def fits(size, measured, rows):
+    """What the criteria test, seed by seed over the seeds with every d:
+    {"unsaturated": widths, "seeds": n, "width law": {d: Interval},
+    "C", "raw", "moved": {d: Interval of log C, of log sqrt(M) D, of log
+    displacement}, "gamma", "gamma raw", "displacement": the slopes'
+    Intervals against d}."""
+    unsaturated = [M for M in size["widths"] if not any(r["saturated"] for r in rows if r["M"] == M)]
+    seeds = [s for s in size["seeds"] if all((d, s) in measured for d in size["dims"])]
+    out = {"unsaturated": unsaturated, "seeds": len(seeds)}
+    if len(seeds) < 2:
+        return out
+    dims = np.array(size["dims"], float)
+    log_moved = np.log([[measured[d, s]["displacement"] for d in size["dims"]] for s in seeds])  # [seed, d]
+    out["moved"] = {d: stats.t_interval(log_moved[:, i], LEVEL) for i, d in enumerate(size["dims"])}
+    out["displacement"] = stats.per_seed_slopes(dims, np.exp(log_moved), LEVEL)["slope"]
+    if len(unsaturated) < 2:
+        return out
+    M = np.array(unsaturated, float)
+    log_D = np.log([[[measured[d, s]["distance"][m] for m in unsaturated] for d in size["dims"]] for s in seeds])
+    log_relative = log_D - log_moved[:, :, None]  # [seed, d, M]
+    level = 1 - (1 - LEVEL) / len(dims)  # Bonferroni: the slopes at every d jointly at LEVEL
+    out["width law"] = {d: stats.per_seed_slopes(M, np.exp(log_relative[:, i]), level)["slope"]
+                        for i, d in enumerate(size["dims"])}
+    # log C[seed, d]: the geometric mean over the widths of sqrt(M) D/displacement
+    log_C = (log_relative + 0.5 * np.log(M)).mean(axis=2)
+    log_raw = (log_D + 0.5 * np.log(M)).mean(axis=2)
+    out["C"] = {d: stats.t_interval(log_C[:, i], LEVEL) for i, d in enumerate(size["dims"])}
+    out["raw"] = {d: stats.t_interval(log_raw[:, i], LEVEL) for i, d in enumerate(size["dims"])}
+    out["gamma"] = stats.per_seed_slopes(dims, np.exp(log_C), LEVEL)["slope"]
+    out["gamma raw"] = stats.per_seed_slopes(dims, np.exp(log_raw), LEVEL)["slope"]
+    return out
+
+
+def criteria(size, rows, fitted):
+    """The three criterion lines (the module's doc)."""
+    at = f"R/R_0 = {size['fraction']:g}"
+    widths = ", ".join(map(str, fitted["unsaturated"]))
+    saturated = "; ".join(f"M = {r['M']} at d = {r['d']}: {r['relative']:.2f}" for r in rows if r["saturated"])
+    none = f"no fit: {fitted['seeds']} seeds with every d, unsaturated M [{widths}] (saturated: {saturated or 'none'})"
+    law, gamma, moved = fitted.get("width law"), fitted.get("gamma"), fitted.get("displacement")
+    C = ", ".join(f"{np.exp(i.value):.3g} (d = {d})" for d, i in fitted.get("C", {}).items())
+    raw = f"; the unnormalised sqrt(M) D: gamma {fitted['gamma raw'].text()}" if gamma else ""
+    return [
+        common.criterion(
+            f"the width law at every d: the per-seed slope of D/displacement against M over the unsaturated widths "
+            f"has a t-interval containing {LAW:g} at every d (joint {100 * LEVEL:g} %, Bonferroni)",
+            law is not None and all(i.contains(LAW) for i in law.values()),
+            f"M = {widths}; " + "; ".join(f"d = {d}: {i.text()}" for d, i in law.items()) if law else none),
+        common.criterion(
+            f"C(d) = geometric mean over M of sqrt(M) D/displacement at {at} falls with d: the per-seed slope "
+            "gamma of log C against log d has a t-interval below 0",
+            gamma is not None and gamma.below(0), f"gamma {gamma.text()}; C(d) {C}" if gamma else none),
+        common.criterion(
+            f"the particles move less at larger d: the per-seed slope of the reference's displacement up to {at} "
+            "against d has a t-interval below 0",
+            moved is not None and moved.below(0), f"slope {moved.text()}{raw}" if moved else none)]
 
 
 def main():
     options = common.parser(__doc__).parse_args()
+    common.local_only(options, "d_and_m", "two rounds (the second's length read from the first's risks)")
     size = QUICK if options.quick else FULL
-    runs, names = [], set()
-    for d in size["dims"]:
-        for M in size["widths"]:
-            for seed in size["seeds"]:
-                for width in (M, size["factor"] * M):
-                    name = f"d{d}-M{width}-s{seed}"
-                    if name not in names:
-                        names.add(name)
-                        runs.append(Run(name, run_args(d, width, seed, size)))
-    paths = common.execute("d_and_m", runs, options)
-
-    rows = []
-    for d in size["dims"]:
-        for M in size["widths"]:
-            D, start, risk = [], [], []
-            for seed in size["seeds"]:
-                a, b = f"d{d}-M{M}-s{seed}", f"d{d}-M{size['factor'] * M}-s{seed}"
-                if a not in paths or b not in paths:
-                    continue
-                D.append(coupling_distance(heads(paths[a]), heads(paths[b])))
-                h = common.history(paths[a])[0]
-                start.append(float(h["risk"][0]))
-                risk.append(float(h["risk"][-1]))
-            dist, err = common.mean_and_error(D) if D else (np.nan, np.nan)
-            rows.append({"d": d, "M": M, "seeds": len(D), "distance": dist, "distance_err": err,
-                         "scaled": dist * np.sqrt(M), "risk_start": float(np.mean(start)) if start else np.nan,
-                         "risk": float(np.mean(risk)) if risk else np.nan, "points": D})
+    compared, missed = simulate(size, options)
+    measured = measure(size, compared)
+    rows = table(size, measured)
     common.write_csv("d_and_m", options, COLUMNS, rows)
-
-    laws = {}
-    for d in size["dims"]:
-        pts = [(r["M"], v) for r in rows if r["d"] == d for v in r["points"]]
-        laws[d] = fits.power_law([p[0] for p in pts], [p[1] for p in pts]) if len({p[0] for p in pts}) > 2 else None
-    C = {d: float(np.mean([v * np.sqrt(r["M"]) for r in rows if r["d"] == d for v in r["points"]]))
-         for d in size["dims"] if any(r["d"] == d and r["points"] for r in rows)}
-    gamma = fits.power_law(list(C), list(C.values())) if len(C) > 2 else None
-    plot(rows, laws, C, gamma, size, options)
-
-    held = [law is not None and law.value - 2 * law.error <= -0.5 <= law.value + 2 * law.error for law in laws.values()]
-    lines = [common.criterion("the width law D ~ M^-1/2 holds at every d (the power's interval contains -1/2)",
-                              bool(held) and all(held),
-                              "; ".join(f"d = {d}: " + (f"{law.value:.3f} +- {law.error:.3f}" if law else "no fit")
-                                        for d, law in laws.items()))]
+    fitted = fits(size, measured, rows)
+    lines = criteria(size, rows, fitted)
     common.write_criteria("d_and_m", options, lines)
-    print("measured: C(d) = mean D sqrt(M): " + ", ".join(f"{v:.4g} (d = {d})" for d, v in C.items()))
-    if gamma is not None:
-        print(f"measured: C(d) ~ d^gamma, gamma = {gamma.value:.3f} +- {gamma.error:.3f} (interval "
-              f"[{gamma.value - 2 * gamma.error:.3f}, {gamma.value + 2 * gamma.error:.3f}]): M must grow like "
-              f"d^{2 * gamma.value:.2f} to keep D fixed")
+    plot(size, rows, fitted, options)
+
+    report(size, measured, fitted, missed)
 
 
-def plot(rows, laws, C, gamma, size, options):
+def geometric(interval):
+    """An Interval of a log, as the value and interval of its exponential."""
+    return f"{np.exp(interval.value):.3g} [{np.exp(interval.low):.3g}, {np.exp(interval.high):.3g}]"
+
+
+def report(size, measured, fitted, missed):
+    """Beside the criteria: where each d was compared, C(d) and the
+    unnormalised sqrt(M) D with their intervals, and the growth of M."""
+    if missed:
+        print(f"measured: left out (the reference not at R/R_0 = {size['fraction']:g} within its horizon, or a run "
+              "diverged): " + ", ".join(f"d = {d} seed {s}" for d, s in missed))
+    for d in size["dims"]:
+        steps = sorted(measured[d, s]["step"] for s in size["seeds"] if (d, s) in measured)
+        print(f"measured: d = {d}: compared at steps {', '.join(map(str, steps))} (horizon {size['horizon'][d]})")
+    if "gamma" not in fitted:
+        return
+    for key, text in (("C", "C(d) = geometric mean of sqrt(M) D/displacement"), ("raw", "unnormalised sqrt(M) D")):
+        print(f"measured: {text}: " + "; ".join(f"d = {d}: {geometric(i)}" for d, i in fitted[key].items())
+              + f" ({fitted[key][size['dims'][0]].label()})")
+    g = fitted["gamma"]
+    print(f"measured: keeping D/displacement fixed needs M ~ d^(2 gamma), 2 gamma = {2 * g.value:.3g} "
+          f"[{2 * g.low:.3g}, {2 * g.high:.3g}] ({g.label()}); unnormalised gamma {fitted['gamma raw'].text()}")
+
+
+def plot(size, rows, fitted, options):
     plt = common.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
+    bars = lambda y, low, high: [np.asarray(y) - low, np.asarray(high) - y]
+    law = fitted.get("width law", {})
     for i, d in enumerate(size["dims"]):
         mine = [r for r in rows if r["d"] == d and r["seeds"]]
-        law = laws.get(d)
-        axes[0].errorbar([r["M"] for r in mine], [r["distance"] for r in mine],
-                         yerr=[r["distance_err"] for r in mine], marker="o", ms=3, capsize=2, color=f"C{i}",
-                         label=f"d = {d}" + (f": M^{law.value:.2f}±{law.error:.2f}" if law else ""))
-        axes[2].plot([r["M"] for r in mine], [r["risk"] for r in mine], "o-", ms=3, color=f"C{i}", label=f"d = {d}")
-    axes[1].plot(list(C), list(C.values()), "o-", label=f"d^{gamma.value:.2f}±{gamma.error:.2f}" if gamma else "C(d)")
-    axes[0].set_xlabel("heads per slice M")
-    axes[0].set_ylabel(f"coupling distance D to {size['factor']} M heads")
+        M, y = np.array([r["M"] for r in mine], float), np.array([r["relative"] for r in mine])
+        label = f"d = {d}" + (f": slope {law[d].text(2)}" if d in law else "")
+        axes[0].errorbar(M, y, yerr=bars(y, [r["relative_low"] for r in mine], [r["relative_high"] for r in mine]),
+                         marker="o", ms=4, capsize=2, color=f"C{i}", label=label)
+        hollow = [r["saturated"] == 1 for r in mine]
+        axes[0].plot(M[hollow], y[hollow], "o", ms=8, mfc="none", color="k")
+    axes[0].axhline(SATURATED, color="C3", ls=":", lw=0.8, label="saturated at or above (section 3), circled")
+    if fitted["unsaturated"]:
+        M = np.array(size["widths"], float)
+        anchor = np.mean([r["relative"] for r in rows if r["M"] == fitted["unsaturated"][-1]])
+        axes[0].plot(M, anchor * (M / fitted["unsaturated"][-1]) ** LAW, "k--", lw=0.8, label="M^-1/2")
+    axes[0].set_xlabel(f"heads per slice M (M_ref = {size['reference']})")
+    axes[0].set_ylabel(f"D/displacement at R/R_0 = {size['fraction']:g}")
+    axes[0].set_title("1. the width law (t-intervals over seeds)", fontsize=9)
+
+    if "gamma" in fitted:
+        d = np.array(size["dims"], float)
+        for key, gamma, style, text in (("C", "gamma", "o-", "C(d) = √M D/displacement"),
+                                        ("raw", "gamma raw", "s--", "√M D, not normalised")):
+            i = list(fitted[key].values())
+            y = np.exp([x.value for x in i])
+            axes[1].errorbar(d, y, yerr=bars(y, np.exp([x.low for x in i]), np.exp([x.high for x in i])),
+                             fmt=style, ms=4, capsize=3, label=f"{text}: γ = {fitted[gamma].text(2)}")
     axes[1].set_xlabel("token dimension d (d_h = 4)")
-    axes[1].set_ylabel("C(d) = mean D √M")
-    axes[2].set_xlabel("heads per slice M")
-    axes[2].set_ylabel("final risk R")
+    axes[1].set_ylabel(f"geometric mean over M = {', '.join(map(str, fitted['unsaturated']))}")
+    axes[1].set_title(f"2. C(d) at R/R_0 = {size['fraction']:g} ({100 * LEVEL:g} % t over seeds)", fontsize=9)
+
+    if "moved" in fitted:
+        d, i = np.array(size["dims"], float), list(fitted["moved"].values())
+        y = np.exp([x.value for x in i])
+        axes[2].errorbar(d, y, yerr=bars(y, np.exp([x.low for x in i]), np.exp([x.high for x in i])), fmt="o-",
+                         ms=4, capsize=3, color="C2", label=f"slope {fitted['displacement'].text(2)}")
+        for x, v in zip(size["dims"], y):
+            tau = [r["tau"] for r in rows if r["d"] == x][0]
+            axes[2].annotate(f"τ = {tau:.2g}", (x, v), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    axes[2].set_xlabel("token dimension d")
+    axes[2].set_ylabel("displacement of the reference's particles")
+    axes[2].set_title(f"3. how far the particles move to R/R_0 = {size['fraction']:g}", fontsize=9)
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    common.finish_axes(axes)
     common.save_figure(fig, "d_and_m", options)
 
 
