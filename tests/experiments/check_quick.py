@@ -25,8 +25,7 @@ EXPECTED = {
     "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "kernel_change",
                   "near", "ratio_min", "ratio_max", "window_rows", "agrees", "bound_V", "bound_all", "bound_high",
                   "rate_min", "rate_max", "within_V", "final_risk", "diverged"], 8),
-    "injectivity": (["family", "n", "seed", "V_min", "V_max", "all_min", "all_max", "cgf_margin", "cgf_population"],
-                    16),
+    "injectivity": (["family", "n", "seed", "V_min", "V_max", "cgf_margin", "cgf_population", "radius"], 32),
     "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
                 "irreducible"], 10),
     "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err",
@@ -49,7 +48,7 @@ EXPECTED = {
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 4, "weight_decay": 3, "methods": 4,
-            "ntk_rate": 5, "injectivity": 4, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 1,
+            "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 1,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
 
