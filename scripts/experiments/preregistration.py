@@ -69,7 +69,17 @@ def driver_path(name):
 
 
 def protected(name):
-    return [driver_path(name)] + SHARED
+    """The driver, the experiments' drivers it imports (d_and_m reads
+    mean_field's coupling distance), and SHARED."""
+    seen, todo = set(), [name]
+    while todo:
+        module = todo.pop()
+        if module in seen or not (ROOT / driver_path(module)).is_file():
+            continue
+        seen.add(module)
+        text = (ROOT / driver_path(module)).read_text()
+        todo += re.findall(r"^(?:from|import)\s+(\w+)", text, re.MULTILINE)
+    return sorted(driver_path(module) for module in seen) + SHARED
 
 
 def differences(commit, name):

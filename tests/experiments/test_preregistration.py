@@ -81,6 +81,20 @@ class Preregistration(unittest.TestCase):
         self.assertNotEqual(done.returncode, 0)
         self.assertIn("changed during the run", done.stderr)
 
+    def test_a_changed_driver_that_it_imports_is_refused(self):
+        sibling = self.repo / "scripts" / "experiments" / "sibling.py"
+        sibling.write_text("DISTANCE = 1\n")
+        self.driver.write_text('"""Criteria: 1. x < 1."""\nfrom sibling import DISTANCE\n')
+        self.commit("a driver reading another driver's code")
+        sibling.write_text("DISTANCE = 2\n")
+        done = self.call("p.start('toy')")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("sibling.py differs from HEAD", done.stderr)
+        # A driver it does not import may change meanwhile.
+        git(self.repo, "checkout", "--", ".")
+        (self.repo / "scripts" / "experiments" / "other.py").write_text("# another driver\n")
+        self.assertEqual(self.call("p.start('toy')").returncode, 0)
+
     def test_a_commit_outside_the_history_is_refused(self):
         self.write_results("# driver commit: " + "0" * 40 + "\n")
         self.commit("results naming no commit")
