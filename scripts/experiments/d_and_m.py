@@ -23,13 +23,16 @@ D/displacement, which does not depend on tau (section 3).
 At equal progress, not at equal tau. The risk falls much faster at large
 d (at tau = 2 the final risks at d = 64 were 1e-16..1e-27, at d = 8 1e-4),
 so at one tau the particles at large d have long stopped moving. Every
-(d, seed) is compared at the step k where the reference's risk first falls
-to 0.01 of its initial value (R/R_0 = 0.01): a first round runs the
-reference to a horizon (70, 40, 20, 10 steps at d = 8, 16, 32, 64; k was
-46..62, 25..29, 11..13, 5..7 in the pilot below) to find k, a second round
-runs every width and the reference for exactly k steps. A (d, seed) whose
-reference does not reach R/R_0 = 0.01 within its horizon is left out and
-named.
+(d, seed) is compared at the step k where the risk first falls to 0.01 of
+its initial value (R/R_0 = 0.01), read from the run of M = 64 (the clock:
+a first round runs it to a horizon of 80, 45, 24, 12 steps at d = 8, 16,
+32, 64; a second round runs every width and the reference for exactly k
+steps). The clock is not the reference because running the reference
+twice would cost half the experiment again; in the pilot below, the step
+at which R/R_0 first reached 0.01 differed between the widths 32..512 by at
+most 3 of 50..53 steps at d = 8 and not at all (6) at d = 64, and the
+reference's own R/R_0 at k is recorded. A (d, seed) whose clock does not
+reach R/R_0 = 0.01 within its horizon is left out and named.
 
 Saturated widths, by section 3's rule, computed: a width is saturated at d
 when D/displacement (the seed mean) is SATURATED = 1/2 or more, the
@@ -38,12 +41,13 @@ any d is left out of every fit, so that C(d) is compared over one range of
 M.
 
 The widths, the horizons and R/R_0 = 0.01 were chosen after a pilot: runs
-of M = 32 for seeds 1..5 (the horizons), and every width for seed 9, not
-one of the five. In it, M = 16 against 32 heads gave D/displacement 0.83 at d = 8 and 0.90 at
-d = 64, so the widths 8..64 of the earlier design were all saturated; at
-the compared step M = 32, 64, 128, 256 against 512 gave 0.63, 0.45, 0.36,
-0.24 at d = 8 and 0.65, 0.45, 0.33, 0.24 at d = 64, while the reference's
-displacement was 0.36 at d = 8 and 0.11 at d = 64.
+of M = 32 for seeds 1..5 (R/R_0 = 0.01 first at steps 46..62, 25..29,
+11..13, 5..7 at d = 8, 16, 32, 64), and every width for seed 9, not one of
+the five. In it, M = 16 against 32 heads gave D/displacement 0.83 at d = 8
+and 0.90 at d = 64, so the widths 8..64 of the earlier design were all
+saturated; at the compared step, M = 32, 64, 128, 256 against 512 gave
+0.63, 0.45, 0.36, 0.24 at d = 8 and 0.65, 0.45, 0.33, 0.24 at d = 64,
+while the reference's displacement was 0.36 at d = 8 and 0.11 at d = 64.
 
 Criteria, stated before the runs. Every fit is made seed by seed (the
 widths and dimensions of one seed share its draws and its teacher) and its
@@ -52,11 +56,11 @@ each line states its level and dof:
   1. the width law at every d: the slope of log D/displacement against
      log M over the unsaturated widths has a t-interval containing -1/2 at
      every d (the four intervals at a joint 95 %: 98.75 % each, Bonferroni);
-  2. the fall of C(d) survives the normalisation: with
-     C(d) = the geometric mean over the unsaturated widths of
-     sqrt(M) D/displacement, the slope gamma of log C against log d has a
-     95 % t-interval below 0 (the earlier design, D after tau = 2 with no
-     normalisation, found gamma = -0.53);
+  2. the fall of C(d) found by the earlier design (gamma = -0.53, from D
+     at tau = 2, not normalised) survives at equal R/R_0 and in
+     displacements: with C(d) = the geometric mean over the unsaturated
+     widths of sqrt(M) D/displacement, the slope gamma of log C against
+     log d has a 95 % t-interval below 0;
   3. the particles move less at larger d: the slope of log displacement
      (the reference's, up to the compared step) against log d has a 95 %
      t-interval below 0; the unnormalised sqrt(M) D then falls with d by
@@ -71,12 +75,14 @@ D/displacement fixed.
   python3 scripts/experiments/d_and_m.py [--quick] [--update-docs] [--jobs J]
 
 Runs locally only (the second round's length is read from the first's
-risks): 20 reference runs to the horizon, then 100 runs (widths summing to
-992 heads per slice) of 5..62 steps. About 45 minutes on 2 cores, two runs
-at a time (estimated from the per-step times of the pilot and of the
-earlier design's 25-minute run: a head at d = 64 costs about 26 heads at
-d = 8, V being d x d, so the d = 64 runs take nearly half the time though
-they run 5..7 steps); about 3 GB of run files, most of them at d = 64.
+risks): 20 clock runs to the horizon, then 100 runs (widths summing to 992
+heads per slice) of 5..62 steps. About 35 minutes on 2 idle cores, two runs
+at a time, estimated from per-step times at M = 32 and 512 scaled to the
+earlier design's 25 minutes: a head at d = 64 costs about 30 heads at
+d = 8 (V is d x d), so the d = 64 runs take nearly half the time though
+they run 5..7 steps. On cores shared with other runs about twice that: d = 8
+and 16 for seeds 7 and 8, 11 % of the estimated work, took 8.3 minutes
+there. About 2 GB of run files, most of them at d = 64.
 Writes d_and_m.csv (d, M, seeds; the mean tau and R/R_0 of the compared
 step; the means of the displacement, of D/sqrt(1 - M/M_ref) and of
 D/displacement with its 95 % t-interval low-high; whether that mean is
@@ -90,12 +96,12 @@ import stats
 from common import Run
 from mean_field import coupling_distance, particles
 
-# fraction: the compared step is the first at which the reference's risk is
-# at most this fraction of its initial value; horizon: the first round's
-# steps at each d
-FULL = dict(dims=[8, 16, 32, 64], widths=[32, 64, 128, 256], reference=512, seeds=[1, 2, 3, 4, 5], L=4, N=32,
-            dtau=0.02, fraction=0.01, horizon={8: 70, 16: 40, 32: 20, 64: 10})
-QUICK = dict(dims=[4, 8], widths=[64, 128, 256], reference=512, seeds=[1, 2, 3], L=2, N=8,
+# fraction: the compared step is the first at which the risk of the clock
+# (the run of `clock` heads) is at most this fraction of its initial value;
+# horizon: the clock's steps at each d in the first round
+FULL = dict(dims=[8, 16, 32, 64], widths=[32, 64, 128, 256], reference=512, clock=64, seeds=[1, 2, 3, 4, 5],
+            L=4, N=32, dtau=0.02, fraction=0.01, horizon={8: 80, 16: 45, 32: 24, 64: 12})
+QUICK = dict(dims=[4, 8], widths=[64, 128, 256], reference=512, clock=64, seeds=[1, 2, 3], L=2, N=8,
              dtau=0.02, fraction=0.1, horizon={4: 20, 8: 12})
 SATURATED = 0.5    # section 3's rule: D/displacement at or above this is saturated
 LAW = -0.5         # criterion 1: the width law's power
@@ -109,8 +115,8 @@ def run_name(d, M, seed, steps):
 
 
 def run(d, M, seed, steps, size):
-    """A run of M heads per slice for `steps` Euler steps, snapshots at the
-    first and the last."""
+    """A run of M heads per slice for `steps` Euler steps, with snapshots at
+    its first and last step only (the d = 64 particles are large)."""
     scale = np.sqrt(8.0 / d)
     return Run(run_name(d, M, seed, steps), {
         "data.task": "teacher", "data.teacher_heads": 4, "model.d": d, "model.head_dim": 4,
@@ -132,7 +138,7 @@ def simulate(size, options):
     [(d, seed) that did not reach the fraction])."""
     ref = size["reference"]
     pairs = [(d, seed) for d in size["dims"] for seed in size["seeds"]]
-    clocks = {(d, seed): run(d, ref, seed, size["horizon"][d], size) for d, seed in pairs}
+    clocks = {(d, seed): run(d, size["clock"], seed, size["horizon"][d], size) for d, seed in pairs}
     found = common.execute("d_and_m", list(clocks.values()), options)
     steps = {pair: compared_step(found[clock.name], size["fraction"]) if clock.name in found else None
              for pair, clock in clocks.items()}
@@ -257,7 +263,6 @@ def main():
     lines = criteria(size, rows, fitted)
     common.write_criteria("d_and_m", options, lines)
     plot(size, rows, fitted, options)
-
     report(size, measured, fitted, missed)
 
 
@@ -270,11 +275,14 @@ def report(size, measured, fitted, missed):
     """Beside the criteria: where each d was compared, C(d) and the
     unnormalised sqrt(M) D with their intervals, and the growth of M."""
     if missed:
-        print(f"measured: left out (the reference not at R/R_0 = {size['fraction']:g} within its horizon, or a run "
+        print(f"measured: left out (the clock not at R/R_0 = {size['fraction']:g} within its horizon, or a run "
               "diverged): " + ", ".join(f"d = {d} seed {s}" for d, s in missed))
     for d in size["dims"]:
-        steps = sorted(measured[d, s]["step"] for s in size["seeds"] if (d, s) in measured)
-        print(f"measured: d = {d}: compared at steps {', '.join(map(str, steps))} (horizon {size['horizon'][d]})")
+        mine = [measured[d, s] for s in size["seeds"] if (d, s) in measured]
+        ratios = [m["risk_ratio"] for m in mine]
+        print(f"measured: d = {d}: compared at steps {', '.join(str(m['step']) for m in mine)} (horizon "
+              f"{size['horizon'][d]}), the reference's R/R_0 there {min(ratios):.3g}..{max(ratios):.3g}"
+              if mine else f"measured: d = {d}: no seed compared")
     if "gamma" not in fitted:
         return
     for key, text in (("C", "C(d) = geometric mean of sqrt(M) D/displacement"), ("raw", "unnormalised sqrt(M) D")):
@@ -286,54 +294,64 @@ def report(size, measured, fitted, missed):
 
 
 def plot(size, rows, fitted, options):
+    """One panel a criterion, each with its quantity's t-intervals over seeds."""
     plt = common.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
-    bars = lambda y, low, high: [np.asarray(y) - low, np.asarray(high) - y]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    at = f"R/R_0 = {size['fraction']:g}"
+    bars = lambda y, low, high: [y - np.asarray(low), np.asarray(high) - y]
+
+    def geometric_bars(ax, intervals, **style):
+        """Intervals of logs, drawn as their exponentials; returns the values."""
+        y = np.exp([i.value for i in intervals])
+        ax.errorbar(size["dims"], y, yerr=bars(y, np.exp([i.low for i in intervals]),
+                                               np.exp([i.high for i in intervals])), ms=4, capsize=3, **style)
+        return y
+
     law = fitted.get("width law", {})
-    for i, d in enumerate(size["dims"]):
+    for k, d in enumerate(size["dims"]):
         mine = [r for r in rows if r["d"] == d and r["seeds"]]
         M, y = np.array([r["M"] for r in mine], float), np.array([r["relative"] for r in mine])
-        label = f"d = {d}" + (f": slope {law[d].text(2)}" if d in law else "")
         axes[0].errorbar(M, y, yerr=bars(y, [r["relative_low"] for r in mine], [r["relative_high"] for r in mine]),
-                         marker="o", ms=4, capsize=2, color=f"C{i}", label=label)
-        hollow = [r["saturated"] == 1 for r in mine]
-        axes[0].plot(M[hollow], y[hollow], "o", ms=8, mfc="none", color="k")
-    axes[0].axhline(SATURATED, color="C3", ls=":", lw=0.8, label="saturated at or above (section 3), circled")
+                         marker="o", ms=4, capsize=2, color=f"C{k}",
+                         label=f"d = {d}" + (f": slope {law[d].text(2)}" if d in law else ""))
+        saturated = np.array([r["saturated"] == 1 for r in mine], bool)
+        axes[0].plot(M[saturated], y[saturated], "o", ms=9, mfc="none", color="k")
+    axes[0].axhline(SATURATED, color="C3", ls=":", lw=0.8, label="saturated at or above (section 3; circled)")
     if fitted["unsaturated"]:
-        M = np.array(size["widths"], float)
-        anchor = np.mean([r["relative"] for r in rows if r["M"] == fitted["unsaturated"][-1]])
-        axes[0].plot(M, anchor * (M / fitted["unsaturated"][-1]) ** LAW, "k--", lw=0.8, label="M^-1/2")
+        M, last = np.array(size["widths"], float), fitted["unsaturated"][-1]
+        anchor = np.mean([r["relative"] for r in rows if r["M"] == last])
+        axes[0].plot(M, anchor * (M / last) ** LAW, "k--", lw=0.8, label="M^-1/2")
     axes[0].set_xlabel(f"heads per slice M (M_ref = {size['reference']})")
-    axes[0].set_ylabel(f"D/displacement at R/R_0 = {size['fraction']:g}")
-    axes[0].set_title("1. the width law (t-intervals over seeds)", fontsize=9)
+    axes[0].set_ylabel(f"D/displacement at {at}")
+    axes[0].set_title(f"1. the width law (bars: {100 * LEVEL:g} % t over seeds)", fontsize=9)
 
     if "gamma" in fitted:
-        d = np.array(size["dims"], float)
-        for key, gamma, style, text in (("C", "gamma", "o-", "C(d) = √M D/displacement"),
-                                        ("raw", "gamma raw", "s--", "√M D, not normalised")):
-            i = list(fitted[key].values())
-            y = np.exp([x.value for x in i])
-            axes[1].errorbar(d, y, yerr=bars(y, np.exp([x.low for x in i]), np.exp([x.high for x in i])),
-                             fmt=style, ms=4, capsize=3, label=f"{text}: γ = {fitted[gamma].text(2)}")
+        values = [geometric_bars(axes[1], list(fitted[key].values()), fmt=style, label=f"{text}: γ = "
+                                 f"{fitted[gamma].text(2)}")
+                  for key, gamma, style, text in (("C", "gamma", "o-", "C(d) = √M D/displacement"),
+                                                  ("raw", "gamma raw", "s--", "√M D, not normalised"))]
+        low, high = min(map(min, values)), max(map(max, values))
+        axes[1].set_ylim(low / 2, high * 6)  # room for the legend above the points
     axes[1].set_xlabel("token dimension d (d_h = 4)")
-    axes[1].set_ylabel(f"geometric mean over M = {', '.join(map(str, fitted['unsaturated']))}")
-    axes[1].set_title(f"2. C(d) at R/R_0 = {size['fraction']:g} ({100 * LEVEL:g} % t over seeds)", fontsize=9)
+    unsaturated = fitted["unsaturated"]
+    axes[1].set_ylabel(f"geometric mean over M = {unsaturated[0]}..{unsaturated[-1]}" if unsaturated else "")
+    axes[1].set_title(f"2. C(d) at {at} (bars: {100 * LEVEL:g} % t over seeds)", fontsize=9)
 
     if "moved" in fitted:
-        d, i = np.array(size["dims"], float), list(fitted["moved"].values())
-        y = np.exp([x.value for x in i])
-        axes[2].errorbar(d, y, yerr=bars(y, np.exp([x.low for x in i]), np.exp([x.high for x in i])), fmt="o-",
-                         ms=4, capsize=3, color="C2", label=f"slope {fitted['displacement'].text(2)}")
-        for x, v in zip(size["dims"], y):
-            tau = [r["tau"] for r in rows if r["d"] == x][0]
-            axes[2].annotate(f"τ = {tau:.2g}", (x, v), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        y = geometric_bars(axes[2], list(fitted["moved"].values()), fmt="o-", color="C2",
+                           label=f"slope {fitted['displacement'].text(2)}")
+        for d, v in zip(size["dims"], y):
+            tau = np.mean([r["tau"] for r in rows if r["d"] == d])
+            axes[2].annotate(f"τ = {tau:.2g}", (d, v), textcoords="offset points", xytext=(4, 4), fontsize=7)
     axes[2].set_xlabel("token dimension d")
     axes[2].set_ylabel("displacement of the reference's particles")
-    axes[2].set_title(f"3. how far the particles move to R/R_0 = {size['fraction']:g}", fontsize=9)
-    for ax in axes:
+    axes[2].set_title(f"3. how far the particles move to {at} (bars: {100 * LEVEL:g} % t)", fontsize=9)
+    for ax, where in zip(axes, ("lower left", "upper right", "lower left")):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-    common.finish_axes(axes)
+        ax.grid(alpha=0.3, which="both")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc=where)
     common.save_figure(fig, "d_and_m", options)
 
 
