@@ -34,7 +34,8 @@ EXPECTED = {
                  "ending"], 12),
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "all_min", "all_max", "all_trace", "V_min",
                   "V_max", "dtau", "risk", "risk_err", "reduction"], 4),
-    "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_err", "train_risk"], 6),
+    "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_low", "test_ratio_high", "to_online",
+                   "to_online_low", "to_online_high", "against_online", "train_risk"], 6),
     "d_and_m": (["d", "M", "seeds", "tau", "risk_ratio", "displacement", "distance", "relative", "relative_low",
                  "relative_high", "saturated"], 6),
     "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
@@ -48,7 +49,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 4, "weight_decay": 3, "methods": 4,
+CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 3, "methods": 4,
             "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
