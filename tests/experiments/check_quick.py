@@ -40,7 +40,8 @@ EXPECTED = {
                  "relative_high", "saturated"], 6),
     "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
               "frobenius_high", "top_share", "displacement", "risk"], 9),
-    "langevin": (["T", "seeds", "diverged", "risk", "risk_err", "predicted", "ratio", "stationarity"], 3),
+    "langevin": (["quantity", "T", "dtau", "seeds", "diverged", "value", "low", "high", "model", "risk",
+                  "stationarity"], 13),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
                     "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime",
                     "censored", "drift"], 11),
@@ -50,7 +51,7 @@ EXPECTED = {
 }
 # driver: the number of criteria it states
 CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 3, "methods": 4,
-            "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 4, "d_and_m": 3,
+            "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
 
