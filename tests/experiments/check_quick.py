@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # driver: (columns, rows of the quick CSV)
 EXPECTED = {
-    "icl": (["method", "M", "L", "seeds", "diverged", "test_ratio", "test_ratio_err", "previous_ratio",
-             "eval_ratio", "plateau_change"], 4),
+    "icl": (["method", "M", "L", "seeds", "diverged", "validation", "test_ratio", "test_low", "test_high",
+             "to_one_step", "to_one_step_low", "to_one_step_high", "last_fall", "last_fall_low", "last_fall_high",
+             "chosen"], 4),
     "width_depth": (["split", "sweep", "M", "L", "seeds", "diverged", "train_ce", "train_ce_err", "ce_min", "ce_max",
                      "train_acc", "test_acc", "test_acc_err", "ending"], 5),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "corrected", "corrected_low", "corrected_high", "relative",
@@ -50,7 +51,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 3, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 3, "methods": 4,
+CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 3, "methods": 4,
             "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
