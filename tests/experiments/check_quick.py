@@ -29,8 +29,9 @@ EXPECTED = {
     "injectivity": (["family", "n", "seed", "V_min", "V_max", "cgf_margin", "cgf_population", "radius"], 32),
     "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
                 "irreducible"], 10),
-    "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "risk", "risk_err", "objective", "objective_err",
-                      "objective_sd", "norm2", "stationary", "max_change"], 6),
+    "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "extended", "risk", "risk_low", "risk_high",
+                      "ratio", "ratio_low", "ratio_high", "objective", "objective_low", "objective_high", "norm2",
+                      "drift_max", "threshold", "stationary"], 9),
     "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "held_out", "held_out_err",
                  "ending"], 12),
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "all_min", "all_max", "all_trace", "V_min",
@@ -51,7 +52,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 3, "methods": 4,
+CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 4,
             "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
