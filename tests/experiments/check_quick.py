@@ -32,8 +32,10 @@ EXPECTED = {
     "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "extended", "risk", "risk_low", "risk_high",
                       "ratio", "ratio_low", "ratio_high", "objective", "objective_low", "objective_high", "norm2",
                       "drift_max", "threshold", "stationary"], 9),
-    "methods": (["task", "method", "seeds", "diverged", "risk", "risk_err", "held_out", "held_out_err",
-                 "ending"], 12),
+    "methods": (["task", "method", "dtau", "seeds", "diverged", "risk", "risk_low", "risk_high", "change",
+                 "change_low", "change_high", "ending", "equipartition", "equipartition_low", "equipartition_high",
+                 "validation", "held_out", "held_out_low", "held_out_high", "to_flow", "to_flow_low", "to_flow_high",
+                 "chosen"], 10),
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "all_min", "all_max", "all_trace", "V_min",
                   "V_max", "dtau", "risk", "risk_err", "reduction"], 4),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_low", "test_ratio_high", "to_online",
@@ -52,7 +54,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 4,
+CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
             "ntk_rate": 5, "injectivity": 5, "causal": 4, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
