@@ -90,7 +90,7 @@ def driver_name():
 def _still_committed(options):
     """The lines a criteria file starts with under --update-docs (the driver's
     commit), after checking that the tree still equals it; exits if not."""
-    if not options.update_docs:
+    if not getattr(options, "update_docs", False):
         return []
     try:
         return preregistration.header(driver_name(), options.commit)
