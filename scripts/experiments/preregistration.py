@@ -171,18 +171,22 @@ def criteria_files():
 def table():
     """A Markdown table: per driver, the commit that stated its criteria,
     the one its results came from and the one that added them (the last
-    change of its CSV)."""
-    rows = ["| driver | criteria stated in | run from | results added in |", "|---|---|---|---|"]
+    change of its CSV), and a later change of the driver not yet run."""
+    rows = ["| driver | criteria stated in | run from | results added in | driver changed since |",
+            "|---|---|---|---|---|"]
+    short = (lambda c: c[:10] if c else "(uncommitted)")
     for path in criteria_files():
         name = path.name[: -len("-criteria.txt")]
         driver, stated = recorded(path)
         added = last_change(path.with_name(name + ".csv"))
-        short = (lambda c: c[:10] if c else "(uncommitted)")
+        latest = git("log", "-1", "--format=%H", "--", driver_path(name)).stdout.strip()
+        redesigned = "" if latest in (stated, driver) else f"{short(latest)} (not run since)"
         if driver == "none":
-            rows.append(f"| {name}.py | not pre-registered | (driver and results in one commit) | {short(added)} |")
+            rows.append(f"| {name}.py | not pre-registered | (driver and results in one commit) | {short(added)} | "
+                        f"{redesigned} |")
         else:
             rows.append(f"| {name}.py | {short(stated) if stated else '(not recorded)'} | {short(driver)} | "
-                        f"{short(added)} |")
+                        f"{short(added)} | {redesigned} |")
     return "\n".join(rows)
 
 
