@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import stats
+
 
 @dataclass
 class Fit:
@@ -22,21 +24,8 @@ class Fit:
 
 def _line(u, v):
     """Least-squares line v = a + b u: (b, standard error of b, a)."""
-    u, v = np.asarray(u, float), np.asarray(v, float)
-    if u.size != v.size or u.size < 2:
-        raise ValueError(f"a line needs at least two points of equal count, got {u.size} and {v.size}")
-    if np.ptp(u) == 0:
-        raise ValueError("a line needs two distinct abscissae")
-    A = np.column_stack([np.ones_like(u), u])
-    coef, *_ = np.linalg.lstsq(A, v, rcond=None)
-    a, b = coef
-    dof = u.size - 2
-    if dof == 0:
-        return b, 0.0, a
-    residual = v - A @ coef
-    sigma2 = residual @ residual / dof
-    cov = sigma2 * np.linalg.inv(A.T @ A)
-    return b, float(np.sqrt(cov[1, 1])), a
+    coef, err, _ = stats.least_squares_line(u, v, points=2)
+    return coef[1], float(err[1]), coef[0]
 
 
 def power_law(x, y):

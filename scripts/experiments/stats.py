@@ -119,19 +119,24 @@ def _least_squares(A, y):
     return coef, np.sqrt(np.diag(cov)), dof
 
 
+def least_squares_line(x, y, points=2):
+    """y = a + b x by least squares from at least `points` points:
+    ([a, b], their standard errors (0 without residual dof), dof)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.size != y.size or x.size < points:
+        raise ValueError(f"a line needs at least {points} points of equal count, got {x.size} and {y.size}")
+    if np.ptp(x) == 0:
+        raise ValueError("a line needs two distinct abscissae")
+    return _least_squares(np.column_stack([np.ones_like(x), x]), y)
+
+
 def line(x, y, level=LEVEL):
     """y = intercept + slope x by least squares, with t-intervals on n - 2
     dof: for points that are independent of each other (not the widths of
     one seed: per_seed_slopes)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if x.size != y.size or x.size < 3:
-        raise ValueError(f"a line with an interval needs three or more points of equal count, got {x.size}, {y.size}")
-    if np.ptp(x) == 0:
-        raise ValueError("a line needs two distinct abscissae")
-    A = np.column_stack([np.ones_like(x), x])
-    coef, err, dof = _least_squares(A, y)
+    coef, err, dof = least_squares_line(x, y, points=3)
     return LineFit(Interval.from_error(coef[1], err[1], dof, level), Interval.from_error(coef[0], err[0], dof, level),
-                   int(x.size))
+                   int(np.size(x)))
 
 
 @dataclass
