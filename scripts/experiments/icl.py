@@ -175,12 +175,6 @@ def measure(paths, size):
     return found, ref
 
 
-def interval(values):
-    """The t-interval of finite values, or None with fewer than two."""
-    v = [x for x in values if np.isfinite(x)]
-    return stats.t_interval(v) if len(v) >= 2 else None
-
-
 def table(found, ref, size):
     rows = {}
     for c in configurations(size):
@@ -188,10 +182,10 @@ def table(found, ref, size):
         pairs = [s for s in seeds if s in ref]
         rows[c] = dict(method=c[0], M=c[1], L=c[2], seeds=len(size["seeds"]), diverged=len(size["seeds"]) - len(seeds),
                        validation=np.mean([v["validation"] for v in seeds.values()]) if seeds else np.nan,
-                       test=interval([v["test"] for v in seeds.values()]),
+                       test=stats.finite_interval([v["test"] for v in seeds.values()]),
                        to_one_step=stats.paired([seeds[s]["test"] for s in pairs],
                                                 [ref[s]["one_step"] for s in pairs]) if len(pairs) >= 2 else None,
-                       fall=interval([v["fall"] for v in seeds.values()]), chosen="-")
+                       fall=stats.finite_interval([v["fall"] for v in seeds.values()]), chosen="-")
     return rows
 
 

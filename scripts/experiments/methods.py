@@ -132,6 +132,10 @@ COLUMNS = ["task", "method", "dtau", "seeds", "diverged", "risk", "risk_low", "r
            "held_out", "held_out_low", "held_out_high", "to_flow", "to_flow_low", "to_flow_high", "chosen"]
 
 
+# The t-interval over seeds of the finite values (None below two).
+interval = stats.finite_interval
+
+
 def trained(size, N):
     """(label, mft keys) of the methods run from the drawn particles; SGD's
     batches are N / divisor."""
@@ -209,11 +213,6 @@ def model_factor(kappa, dtau, first, last):
     if np.any(np.abs(q) >= 1):
         return np.inf
     return float(np.mean(np.mean(1 - q ** (2 * np.arange(first, last + 1)), axis=1) / (1 - dtau * kappa / 2)))
-
-
-def interval(values):
-    v = [x for x in values if np.isfinite(x)]
-    return stats.t_interval(v) if len(v) >= 2 else None
 
 
 def fmt(iv):

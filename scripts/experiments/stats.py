@@ -94,6 +94,13 @@ def t_interval(values, level=LEVEL):
     return Interval.from_error(v.mean(), v.std(ddof=1) / np.sqrt(v.size), v.size - 1, level)
 
 
+def finite_interval(values, level=LEVEL):
+    """The t-interval of the finite values (a diverged seed's NaN left out),
+    or None with fewer than two."""
+    v = [x for x in np.asarray(values, float).ravel() if np.isfinite(x)]
+    return t_interval(v, level) if len(v) >= 2 else None
+
+
 def paired(a, b, level=LEVEL):
     """The mean of the paired differences a - b (a[i], b[i] the same seed or
     data under two treatments) with its t-interval on n - 1 dof."""
