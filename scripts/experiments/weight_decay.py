@@ -224,10 +224,6 @@ def main():
     plot(size, rows, results, late, limit, fits, options)
 
 
-def interval(values):
-    return stats.t_interval(values) if len(values) > 1 else None
-
-
 def bounds(iv):
     return (iv.value, iv.low, iv.high) if iv else (np.nan, np.nan, np.nan)
 
@@ -242,7 +238,8 @@ def analyse(size, results, late, limit):
             found = [results[M, lam, s] for s in seeds if (M, lam, s) in results]
             R = [v["risk"] for v in found]
             Q = [v["objective"] for v in found]
-            risk, ratio, objective = interval(R), interval(np.divide(R, lam)) if lam > 0 else None, interval(Q)
+            risk, objective = stats.finite_interval(R), stats.finite_interval(Q)
+            ratio = stats.finite_interval(np.divide(R, lam)) if lam > 0 else None
             drifts = [v["drift"] for v in found]
             row = {"M": M, "lambda": lam, "tau": horizon(lam, size), "seeds": len(seeds),
                    "diverged": len(seeds) - len(found), "extended": sum((M, lam, s) in late for s in seeds),
