@@ -11,31 +11,83 @@ driver computes from the tokens. With the mask token i sees tokens 1..i, the
 order changes what the last token attends to from the second slice on, and
 the pairs can be fitted.
 
-Setting: M = 32, L = 4, softmax, the query readout; K_V and K_all at
+Pairs: M = 32, L = 4, softmax, the query readout; K_V and K_all at
 initialisation (`mft ntk`); 1000 Euler steps of dtau = 0.05 (tau = 50);
-three seeds (the data's seed and init.seed). Then a sweep of Gaussian
-translates (data.task = families, gaussian-cov 0:1, d = 2, N = 4, the query
-the last token, M = 64, L = 4, n = 16..1024, three seeds: the injectivity
-experiment's first design) with the mask on, beside the same sweep without
-it.
+seeds 1..10 (the pairs' draw and init.seed), each with and without the
+mask on the same data and particles.
 
-Criteria, stated before the runs (every seed):
-  1. the unmasked run ends at the irreducible risk within 1 %;
-  2. the masked kernel is injective: lambda_min(K_V) > 1e-8 (the unmasked
-     one is at rounding level);
-  3. the masked run's final R is below 1e-6 of the unmasked plateau;
-  4. with i.i.d. tokens every prefix measure tends to the same population
-     as n grows, so the mask cannot keep the translates' kernel injective:
-     their masked lambda_min(K_V) falls with n (the slope over the four
-     largest n, +- 2 standard errors, lies below 0).
+Translates: does the mask keep a degenerate family's kernel injective? N = 4
+sequences in d = d_h = 2 of Gaussian translates N(a_i e, I), a_i = 0, 1/3,
+2/3, 1, e = (1, 1)/sqrt 2 (the injectivity experiment's first design's), each
+ending with its query token q_i, a draw from its own law. In the population
+limit without the mask the flow of a Gaussian law is affine with one linear
+part for every translate, so yhat_i and its gradient in every particle are
+linear in (q_i, a_i): the limit kernel has rank d + 1 = 3 < N, one null
+direction, and lambda_min(K_V) -> 0 as the sampling error, like 1/n. With
+the mask token j's state is that of its prefix x_1..x_j; with i.i.d.
+tokens every prefix measure tends to the same population, all but a
+vanishing fraction of the tokens are late, and the masked limit kernel is
+the unmasked one: the mask cannot keep it injective, and lambda_min falls
+with n too. Nested samples with common random numbers: per seed one draw of
+2048 tokens per sequence, the last its query q_i; the sequence at n is the
+draw's first n - 1 tokens and q_i (a data file named after its content), so
+a seed's curve lambda_min(n) is one sample growing, and the masked and
+unmasked curves of a seed share its tokens and particles (init.seed).
+M = 64, L = 4, n = 16, 32, .., 2048, seeds 1..10; K_V only.
+
+The fit: per seed and mask, the slope of log lambda_min(K_V) on log n over
+n >= 128 (five n; the asymptote's -1 is not asked, only the fall); its
+interval is the 95 % Student-t interval over the ten seeds' slopes (9 dof),
+and the mask's effect is the paired difference of a seed's two slopes
+(stats.paired, 9 dof).
+
+Criteria, stated before the runs (1-3 every seed):
+  1. the unmasked pair run ends at the irreducible risk within 1 %;
+  2. the masked pairs' kernel is injective, lambda_min(K_V) > 1e-8, and
+     the unmasked one is at rounding level, |lambda_min| < 1e-12 lambda_max;
+  3. the masked pair run's final R is below 1e-6 of the unmasked plateau;
+  4. the mask does not keep the translates' kernel injective: the masked
+     slope's interval lies below 0;
+  5. the control, [B]'s degeneracy without the mask: the unmasked slope's
+     interval lies below 0;
+  6. the mask does not change the rate, an equivalence test: the paired
+     difference masked - unmasked of the slopes has its interval inside
+     [-0.25, 0.25] (a quarter of the 1/n rate; a wide interval fails as
+     surely as a far mean).
+Each can fail: (1) if the unmasked run has not reached its floor by
+tau = 50; (2) if the mask leaves a pair's rows equal, or the unmasked
+kernel is not singular to rounding; (3) if a masked run stalls; (4, 5) if a
+slope is 0 or positive within the seed spread (a kernel at its limit, or
+seeds scattering); (6) if the mask makes the kernel fall slower or faster,
+or the seeds cannot resolve a quarter of the rate.
+
+What was seen before these were stated: the earlier design's full results
+(three seeds; pairs: unmasked R at the irreducible 0.125 to 1e-16, masked
+lambda_min(K_V) 1.7e-3..8.9e-3 against unmasked -1.2e-15..-4.4e-16 of
+lambda_max 6.8..12.5, masked R 2.2e-13..1.1e-9; translates redrawn at each
+n by mft's families task, the query the last draw: masked slope over
+n = 128..1024 -0.538 +- 0.379 pooled, the masked curve on the unmasked one
+at every n by eye). The margin of criterion 6 and the window n >= 128 were written
+down before a pilot of this design at seed 1 (timing; the pairs at full
+size and the translates at n = 16..2048, both masks): pairs as before
+(unmasked R 0.125 against 0.125, |lambda_min|/lambda_max 2e-18; masked
+lambda_min(K_V) 8.9e-3, R 2.2e-13); the translates' lambda_min(K_V)
+unmasked 0.131, 0.023, 0.042, 0.056, 0.038, 0.022, 0.0086, 0.0066 at
+n = 16..2048 (lambda_max 3.1..4.3), masked within 7 % of these at every
+n, slopes -0.83 (unmasked) and -0.84 (masked) over n = 128..2048; one
+kernel at n = 2048 took 28 s of a core and 4.1 GiB (n = 4096 would take
+16 GiB, too much for two at once on the development machine).
 
   python3 scripts/experiments/causal.py [--quick] [--update-docs] [--jobs J]
 
-Runs locally only (`mft ntk` runs). About 15 minutes on 2 cores (the
-unmasked translates run here: section 7 no longer runs this sweep). Writes
+Runs locally only (`mft ntk` runs): 60 pair runs and 160 kernels of the
+translates, 13 CPU minutes at the pilot's rate (per seed 2.5 s for the
+pairs, 74 s for the translates, 56 s of it at n = 2048): about 7 minutes
+on 2 cores, twice that on cores shared with another sweep. Writes
 causal.csv (one row per pair run: mask, seed, the kernels' extreme
 eigenvalues, R at the start and end, the irreducible risk; one row per
-translates kernel: mask, n, seed, eigenvalues) and exp_causal.png.
+translates kernel: mask, n, seed, K_V's extreme eigenvalues) and
+exp_causal.png.
 """
 import sys
 from pathlib import Path
@@ -43,21 +95,34 @@ from pathlib import Path
 import numpy as np
 
 import common
-import fits
+import stats
 from common import Run
 
 sys.path.insert(0, str(common.SCRIPTS))
 from make_permutation_pairs import irreducible_risk, permutation_pairs  # noqa: E402
 
-FULL = dict(seeds=[1, 2, 3], pairs=4, n=6, d=4, gap=0.5, M=32, L=4, steps=1000, dtau=0.05,
-            sweep=dict(seeds=[1, 2, 3], M=64, L=4, tokens=[16, 32, 64, 128, 256, 512, 1024]))
+SEEDS = list(range(1, 11))
+FULL = dict(seeds=SEEDS, pairs=4, n=6, d=4, gap=0.5, M=32, L=4, steps=1000, dtau=0.05,
+            sweep=dict(seeds=SEEDS, M=64, L=4, tokens=[16, 32, 64, 128, 256, 512, 1024, 2048], fit_from=128))
 QUICK = dict(seeds=[1, 2], pairs=2, n=4, d=2, gap=0.5, M=4, L=2, steps=20, dtau=0.05,
-             sweep=dict(seeds=[1], M=4, L=2, tokens=[8, 16, 32]))
-TRANSLATES = {"families.kind": "gaussian-cov", "families.values": "0:1", "families.variances": "1:1"}
-WINDOW = 4  # the slope's window: the largest four n
+             sweep=dict(seeds=[1, 2], M=4, L=2, tokens=[8, 16, 32, 64], fit_from=16))
+D = 2
+SHIFTS = np.linspace(0.0, 1.0, 4)  # a_i, one per sequence
+E = np.ones(D) / np.sqrt(D)
+STREAM = 9  # the translates' draws: a stream of their own beside the pairs' (default_rng(seed))
+GAP, INJECTIVE, ROUNDING, RISK_RATIO = 0.01, 1e-8, 1e-12, 1e-6  # criteria 1, 2, 2, 3
+MARGIN = 0.25  # criterion 6: the equivalence margin on the slope difference
 MASKS = ("false", "true")
 COLUMNS = ["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
            "irreducible"]
+
+
+def label(mask):
+    return "causal" if mask == "true" else "no mask"
+
+
+def color(mask):
+    return "C1" if mask == "true" else "C0"
 
 
 def pair_runs(size, folder):
@@ -76,48 +141,200 @@ def pair_runs(size, folder):
     return runs, data
 
 
-def translates_runs(name, sweep, extra_args=None):
-    """The K_V and K_all runs of the translates at every n and seed."""
+def translates_files(seed, sweep, folder):
+    """{n: data file}: the first n - 1 tokens of one draw per sequence, then
+    its query q_i (the draw's last token). The targets are zero: the kernel
+    does not depend on them."""
+    rng = np.random.default_rng([STREAM, seed])
+    draw = SHIFTS[:, None, None] * E + rng.normal(size=(SHIFTS.size, max(sweep["tokens"]), D))
+    targets = np.zeros((SHIFTS.size, 1))
+    return {n: common.data_file(folder, f"translates-s{seed}-n{n}",
+                                np.concatenate([draw[:, :n - 1], draw[:, -1:]], axis=1), targets)
+            for n in sweep["tokens"]}
+
+
+def translates_runs(sweep, folder):
+    """K_V of the translates at every n, seed and mask (one data file for both masks)."""
     runs = []
-    for n in sweep["tokens"]:
-        for seed in sweep["seeds"]:
-            args = {"data.task": "families", **TRANSLATES, "model.d": 2, "model.head_dim": 2, "data.sequences": 4,
-                    "data.tokens": n, "model.heads": sweep["M"], "model.slices": sweep["L"], "init.seed": seed,
-                    "data.seed": 100 + seed, **(extra_args or {})}
-            for part in ("V", "all"):
-                runs.append(Run(f"{name}-n{n}-s{seed}-ntk{part}", {**args, "ntk.part": part}, command="ntk"))
+    for seed in sweep["seeds"]:
+        for n, path in translates_files(seed, sweep, folder).items():
+            args = {"data.task": "file", "data.file": str(path), "model.head_dim": D, "model.heads": sweep["M"],
+                    "model.slices": sweep["L"], "init.seed": seed, "ntk.part": "V"}
+            for mask in MASKS:
+                runs.append(Run(f"translates-{mask}-s{seed}-n{n}", {**args, "model.causal": mask}, command="ntk"))
     return runs
 
 
-def translates_rows(name, paths, sweep):
+def kernel(path, part):
     import h5py
-    rows = []
-    for n in sweep["tokens"]:
-        for seed in sweep["seeds"]:
-            row = {"n": n, "seed": seed}
-            for part in ("V", "all"):
-                with h5py.File(paths[f"{name}-n{n}-s{seed}-ntk{part}"], "r") as f:
-                    row[f"{part}_min"] = float(f["ntk"].attrs["lambda_min"])
-                    row[f"{part}_max"] = float(f["ntk"].attrs["lambda_max"])
+    with h5py.File(path, "r") as f:
+        return {f"{part}_min": float(f["ntk"].attrs["lambda_min"]), f"{part}_max": float(f["ntk"].attrs["lambda_max"])}
+
+
+def read_rows(size, data, paths):
+    rows, curves = [], {}
+    for seed in size["seeds"]:
+        floor = irreducible_risk(*data[seed])
+        for mask in MASKS:
+            tag = f"pairs-{'causal' if mask == 'true' else 'all'}-s{seed}"
+            row = {"kind": "pairs", "causal": mask, "n": size["n"], "seed": seed, "irreducible": floor,
+                   **kernel(paths[f"{tag}-ntkV"], "V"), **kernel(paths[f"{tag}-ntkall"], "all"),
+                   "risk_start": np.nan, "risk_end": np.nan}
+            if f"{tag}-train" in paths:  # a diverged run is counted by its NaN: criteria 1 and 3 fail on it
+                h, _ = common.history(paths[f"{tag}-train"])
+                row["risk_start"], row["risk_end"] = float(h["risk"][0]), float(h["risk"][-1])
+                curves[(mask, seed)] = h
             rows.append(row)
-    return rows
+    sweep = size["sweep"]
+    for mask in MASKS:
+        for seed in sweep["seeds"]:
+            for n in sweep["tokens"]:
+                rows.append({"kind": "translates", "causal": mask, "n": n, "seed": seed,
+                             **kernel(paths[f"translates-{mask}-s{seed}-n{n}"], "V"), "all_min": np.nan,
+                             "all_max": np.nan, "risk_start": np.nan, "risk_end": np.nan, "irreducible": np.nan})
+    return rows, curves
 
 
-def slope(rows, window):
-    """The power-law fit of lambda_min(K_V) against n over the largest
-    `window` n (every seed's point), or None where a value is not positive."""
-    ns = sorted({r["n"] for r in rows})[-window:]
-    pts = [(r["n"], r["V_min"]) for r in rows if r["n"] in ns]
-    if any(v <= 0 for _, v in pts):
-        return None
-    return fits.power_law([p[0] for p in pts], [p[1] for p in pts])
+def curve(rows, mask, sweep, ns=None):
+    """lambda_min(K_V) of the translates: one row per seed, one column per n."""
+    ns = ns or sweep["tokens"]
+    at = {(r["seed"], r["n"]): r["V_min"] for r in rows if r["kind"] == "translates" and r["causal"] == mask}
+    return np.array([[at[(s, n)] for n in ns] for s in sweep["seeds"]])
 
 
-def slope_text(fit):
-    if fit is None:
-        return "no fit: a lambda_min <= 0"
-    return f"slope {fit.value:.3f} +- {fit.error:.3f}, interval [{fit.value - 2 * fit.error:.3f}, " \
-           f"{fit.value + 2 * fit.error:.3f}]"
+def slopes(rows, sweep):
+    """{mask: per-seed fit of log lambda_min on log n over n >= fit_from, or
+    the reason there is none}."""
+    ns = [n for n in sweep["tokens"] if n >= sweep["fit_from"]]
+    out = {}
+    for mask in MASKS:
+        Y = curve(rows, mask, sweep, ns)
+        out[mask] = stats.per_seed_slopes(ns, Y) if np.all(Y > 0) else f"no fit: {np.sum(Y <= 0)} lambda_min <= 0"
+    return out
+
+
+def seed_text(values, digits=3):
+    return ", ".join(f"{v:.{digits}g}" for v in values)
+
+
+def criteria(rows, fits, size):
+    pairs = {(r["causal"], r["seed"]): r for r in rows if r["kind"] == "pairs"}
+    seeds, sweep = size["seeds"], size["sweep"]
+    free, masked = [pairs[("false", s)] for s in seeds], [pairs[("true", s)] for s in seeds]
+    gaps = [abs(r["risk_end"] / r["irreducible"] - 1) for r in free]
+    ratios = [m["risk_end"] / f["risk_end"] for m, f in zip(masked, free)]
+    rounding = [abs(r["V_min"]) / r["V_max"] for r in free]
+    lines = [
+        common.criterion(f"unmasked R ends at the irreducible risk within {100 * GAP:g} % (every seed)",
+                         all(g < GAP for g in gaps),
+                         "; ".join(f"seed {r['seed']}: R {r['risk_end']:.6g} against {r['irreducible']:.6g} "
+                                   f"(gap {g:.1e})" for r, g in zip(free, gaps))),
+        common.criterion(f"masked lambda_min(K_V) > {INJECTIVE:g}, unmasked |lambda_min| < {ROUNDING:g} lambda_max "
+                         "(every seed)",
+                         all(r["V_min"] > INJECTIVE for r in masked) and all(x < ROUNDING for x in rounding),
+                         f"masked lambda_min, seeds {seeds[0]}..{seeds[-1]}: {seed_text([r['V_min'] for r in masked])}"
+                         f"; unmasked |lambda_min|/lambda_max: {seed_text(rounding, 2)}"),
+        common.criterion(f"masked final R below {RISK_RATIO:g} of the unmasked plateau (every seed)",
+                         all(x < RISK_RATIO for x in ratios),
+                         f"R_masked / R_unmasked, seeds {seeds[0]}..{seeds[-1]}: {seed_text(ratios, 2)}"),
+    ]
+    window = f"n = {sweep['fit_from']}..{sweep['tokens'][-1]}, {len(sweep['seeds'])} seeds"
+    for mask, what in (("true", "the mask does not keep the translates' kernel injective: masked"),
+                       ("false", "the control, [B]'s degeneracy: unmasked")):
+        fit = fits[mask]
+        ok = not isinstance(fit, str) and fit["slope"].below(0.0)
+        numbers = fit if isinstance(fit, str) else \
+            f"slope {fit['slope'].text()}; per seed {seed_text(fit.estimates[:, 1])} ({window})"
+        lines.append(common.criterion(f"{what} slope of log lambda_min(K_V) on log n below 0", ok, numbers))
+    if any(isinstance(fits[m], str) for m in MASKS):
+        ok, numbers = False, "no paired difference: a slope is missing"
+    else:
+        diff = stats.paired(fits["true"].estimates[:, 1], fits["false"].estimates[:, 1])
+        ok, numbers = diff.low > -MARGIN and diff.high < MARGIN, f"masked - unmasked {diff.text()} ({window})"
+    lines.append(common.criterion(f"the mask does not change the rate: paired slope difference inside "
+                                  f"[-{MARGIN}, {MARGIN}]", ok, numbers))
+    return lines
+
+
+def plot(rows, curves, fits, size, options):
+    """The pairs' risk (criteria 1, 3), the per-seed numbers criteria 1-3
+    compare with their thresholds, the translates' curves, and the slopes
+    with their intervals (4-6)."""
+    plt = common.pyplot()
+    fig, axes = plt.subplots(2, 3, figsize=(14, 7.6))
+    ax = axes[0, 0]
+    for (mask, seed), h in sorted(curves.items()):
+        ax.semilogy(h["tau"], h["risk"], ls="-" if mask == "true" else "--", lw=0.8, color=color(mask),
+                    label=label(mask) if seed == size["seeds"][0] else None)
+    pairs = [r for r in rows if r["kind"] == "pairs"]
+    ax.axhline(np.mean([r["irreducible"] for r in pairs]), color="k", ls=":", lw=1, label="irreducible risk (mean)")
+    ax.set_xlabel("τ")
+    ax.set_ylabel("risk R (permutation pairs)")
+    ax.set_title("criteria 1, 3: the pairs' training", fontsize=9)
+    ax = axes[0, 1]
+    seeds = np.array(size["seeds"])
+    at = {(r["causal"], r["seed"]): r for r in pairs}
+    ax.semilogy(seeds, [at[("true", s)]["V_min"] for s in seeds], "o", color=color("true"), label="causal λ_min(K_V)")
+    ax.semilogy(seeds, [max(abs(at[("false", s)]["V_min"]), 1e-20) for s in seeds], "x", color=color("false"),
+                label="no mask |λ_min(K_V)|")
+    ax.semilogy(seeds, [ROUNDING * at[("false", s)]["V_max"] for s in seeds], "_", ms=12, color=color("false"),
+                label=f"no mask: {ROUNDING:g} λ_max (rounding)")
+    ax.axhline(INJECTIVE, color=color("true"), ls=":", lw=1, label=f"injective: {INJECTIVE:g}")
+    ax.set_xticks(seeds)
+    ax.set_xlabel("seed")
+    ax.set_ylabel("λ_min(K_V) (pairs)")
+    ax.set_title("criterion 2: every seed", fontsize=9)
+    ax = axes[0, 2]
+    ax.semilogy(seeds, [abs(at[("false", s)]["risk_end"] / at[("false", s)]["irreducible"] - 1) + 1e-17
+                        for s in seeds], "x", color=color("false"), label="no mask: |R / irreducible - 1| (+1e-17)")
+    ax.axhline(GAP, color=color("false"), ls=":", lw=1, label=f"criterion 1: {GAP:g}")
+    ax.semilogy(seeds, [at[("true", s)]["risk_end"] / at[("false", s)]["risk_end"] for s in seeds], "o",
+                color=color("true"), label="R causal / R no mask")
+    ax.axhline(RISK_RATIO, color=color("true"), ls=":", lw=1, label=f"criterion 3: {RISK_RATIO:g}")
+    ax.set_xticks(seeds)
+    ax.set_xlabel("seed")
+    ax.set_ylabel(f"at τ = {size['steps'] * size['dtau']:g} (pairs)")
+    ax.set_title("criteria 1, 3: every seed", fontsize=9)
+    sweep = size["sweep"]
+    ns = np.array(sweep["tokens"], float)
+    for k, mask in enumerate(("true", "false")):
+        ax, Y = axes[1, k], curve(rows, mask, sweep)
+        for y in Y:
+            ax.loglog(ns, np.maximum(y, 1e-18), "-", color="0.8", lw=0.7)
+        mean = [stats.t_interval(np.log(np.maximum(Y[:, j], 1e-300))) for j in range(ns.size)]
+        ax.errorbar(ns, np.exp([m.value for m in mean]), yerr=[np.exp([m.value for m in mean])
+                    - np.exp([m.low for m in mean]), np.exp([m.high for m in mean]) - np.exp([m.value for m in mean])],
+                    fmt="o", ms=3, capsize=2, color=color(mask), label="geometric mean over seeds, 95 % t")
+        fit = fits[mask]
+        if not isinstance(fit, str):
+            top = ns[ns >= sweep["fit_from"]]
+            line = np.exp(fit["log_prefactor"].value) * top ** fit["slope"].value
+            ax.loglog(top, line, "k--", lw=1, label=f"slope {fit['slope'].text()}")
+        ax.axvspan(sweep["fit_from"], ns[-1], color="0.95")
+        ax.set_xticks(ns, [str(n) for n in sweep["tokens"]])
+        ax.minorticks_off()
+        ax.set_xlabel("tokens per sequence n (translates)")
+        ax.set_ylabel("λ_min(K_V)")
+        ax.set_title(f"criterion {5 if mask == 'false' else 4}: {label(mask)} (grey: each seed's nested sample)",
+                     fontsize=9)
+    ax = axes[1, 2]
+    if not any(isinstance(fits[m], str) for m in MASKS):
+        per_seed = {"causal": fits["true"].estimates[:, 1], "no mask": fits["false"].estimates[:, 1]}
+        per_seed["causal - no mask"] = per_seed["causal"] - per_seed["no mask"]
+        for x, ((name, values), c) in enumerate(zip(per_seed.items(), (color("true"), color("false"), "C2"))):
+            iv = stats.t_interval(values)
+            ax.plot(x + np.linspace(-0.15, 0.15, values.size), values, ".", color="0.6")
+            ax.errorbar([x + 0.3], [iv.value], yerr=[[iv.value - iv.low], [iv.high - iv.value]], fmt="s",
+                        color=c, capsize=4, label=f"{name}: {iv.text()}")
+        ax.set_xticks(range(3), list(per_seed))
+    ax.axhline(0, color="0.4", lw=0.8)
+    ax.fill_between([1.6, 2.45], -MARGIN, MARGIN, color="C2", alpha=0.15, label=f"criterion 6: ±{MARGIN}")
+    ax.set_ylabel(f"slope of log λ_min on log n, n ≥ {sweep['fit_from']}")
+    ax.set_title("criteria 4-6: per-seed slopes (grey) and 95 % t-intervals", fontsize=9)
+    fig.suptitle(f"error bars: 95 % Student-t over {len(sweep['seeds'])} seeds (on log λ_min: geometric means)",
+                 fontsize=9)
+    common.finish_axes(axes.ravel())
+    common.save_figure(fig, "causal", options)
 
 
 def main():
@@ -126,94 +343,15 @@ def main():
     size = QUICK if options.quick else FULL
     folder = Path(options.runs) / ("causal" + ("-quick" if options.quick else ""))
     runs, data = pair_runs(size, folder)
-    sweep = size["sweep"]
-    masked = translates_runs("translates-causal", sweep, {"model.causal": "true"})
-    unmasked = translates_runs("translates", sweep)
-    paths = common.execute("causal", runs + masked + unmasked, options)
-
-    import h5py
-    rows, curves, spectra = [], {}, {}
-    for seed in size["seeds"]:
-        floor = irreducible_risk(*data[seed])
-        for mask in MASKS:
-            tag = f"pairs-{'causal' if mask == 'true' else 'all'}-s{seed}"
-            row = {"kind": "pairs", "causal": mask, "n": size["n"], "seed": seed, "irreducible": floor}
-            for part in ("V", "all"):
-                with h5py.File(paths[f"{tag}-ntk{part}"], "r") as f:
-                    row[f"{part}_min"] = float(f["ntk"].attrs["lambda_min"])
-                    row[f"{part}_max"] = float(f["ntk"].attrs["lambda_max"])
-                    if part == "V":
-                        spectra[(mask, seed)] = f["ntk/eigenvalues"][()]
-            row["risk_start"] = row["risk_end"] = np.nan
-            if f"{tag}-train" in paths:
-                h, _ = common.history(paths[f"{tag}-train"])
-                row["risk_start"], row["risk_end"] = float(h["risk"][0]), float(h["risk"][-1])
-                curves[(mask, seed)] = h
-            rows.append(row)
-    translates = {}
-    for name, mask in (("translates", "false"), ("translates-causal", "true")):
-        translates[name] = translates_rows(name, paths, sweep)
-        for r in translates[name]:
-            rows.append({"kind": "translates", "causal": mask, "n": r["n"], "seed": r["seed"],
-                         "V_min": r["V_min"], "V_max": r["V_max"], "all_min": r["all_min"],
-                         "all_max": r["all_max"], "risk_start": np.nan, "risk_end": np.nan,
-                         "irreducible": np.nan})
+    runs += translates_runs(size["sweep"], folder / "data")
+    if not options.quick:
+        print(f"[causal] {len(runs)} runs; about 7 minutes on 2 cores", flush=True)
+    paths = common.execute("causal", runs, options)
+    rows, curves = read_rows(size, data, paths)
     common.write_csv("causal", options, COLUMNS, rows)
-    plot(rows, curves, spectra, translates, size, options)
-
-    pairs = [r for r in rows if r["kind"] == "pairs"]
-    free = [r for r in pairs if r["causal"] == "false"]
-    masked_rows = [r for r in pairs if r["causal"] == "true"]
-    gaps = [abs(r["risk_end"] / r["irreducible"] - 1) for r in free]
-    plateau = {r["seed"]: r["risk_end"] for r in free}
-    ratios = [r["risk_end"] / plateau[r["seed"]] for r in masked_rows]
-    fit = slope(translates["translates-causal"], WINDOW)
-    lines = [
-        common.criterion("unmasked R ends at the irreducible risk within 1 %",
-                         all(g < 0.01 for g in gaps),
-                         "; ".join(f"seed {r['seed']}: R {r['risk_end']:.6g} against {r['irreducible']:.6g} "
-                                   f"(relative gap {g:.1e})" for r, g in zip(free, gaps))),
-        common.criterion("masked lambda_min(K_V) > 1e-8",
-                         all(r["V_min"] > 1e-8 for r in masked_rows),
-                         "masked " + ", ".join(f"{r['V_min']:.3e}" for r in masked_rows) + "; unmasked "
-                         + ", ".join(f"{r['V_min']:.1e} (of lambda_max {r['V_max']:.2g})" for r in free)),
-        common.criterion("masked final R below 1e-6 of the unmasked plateau",
-                         all(x < 1e-6 for x in ratios), "R_masked / R_unmasked " + ", ".join(f"{x:.1e}" for x in ratios)),
-        common.criterion("masked translates: lambda_min(K_V) falls with n (slope interval below 0)",
-                         fit is not None and fit.value + 2 * fit.error < 0, slope_text(fit)),
-    ]
-    common.write_criteria("causal", options, lines)
-
-
-def plot(rows, curves, spectra, translates, size, options):
-    plt = common.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
-    floor = np.mean([r["irreducible"] for r in rows if r["kind"] == "pairs"])
-    for (mask, seed), h in sorted(curves.items()):
-        axes[0].semilogy(h["tau"], h["risk"], ls="-" if mask == "true" else "--", lw=1,
-                         color="C1" if mask == "true" else "C0",
-                         label=f"{'causal' if mask == 'true' else 'no mask'}" if seed == size["seeds"][0] else None)
-    axes[0].axhline(floor, color="k", ls=":", lw=1, label="irreducible risk (no mask)")
-    axes[0].set_xlabel("τ")
-    axes[0].set_ylabel("risk R (permutation pairs)")
-    for (mask, seed), ev in sorted(spectra.items()):
-        axes[1].semilogy(np.arange(1, ev.size + 1), np.maximum(np.abs(ev), 1e-18), "o-" if mask == "true" else "x--",
-                         ms=3, lw=0.8, color="C1" if mask == "true" else "C0",
-                         label=f"{'causal' if mask == 'true' else 'no mask'}" if seed == size["seeds"][0] else None)
-    axes[1].set_xlabel("eigenvalue index (ascending)")
-    axes[1].set_ylabel("|eigenvalue| of K_V (pairs)")
-    for name, color in (("translates", "C0"), ("translates-causal", "C1")):
-        mine = translates[name]
-        ns = sorted({r["n"] for r in mine})
-        stats = [common.mean_and_error([r["V_min"] for r in mine if r["n"] == n]) for n in ns]
-        axes[2].errorbar(ns, [s[0] for s in stats], yerr=[s[1] for s in stats], marker="o", ms=3, capsize=2,
-                         color=color, label="causal" if name.endswith("causal") else "no mask")
-    axes[2].set_xscale("log")
-    axes[2].set_yscale("log")
-    axes[2].set_xlabel("tokens per sequence n (Gaussian translates)")
-    axes[2].set_ylabel("λ_min(K_V)")
-    common.finish_axes(axes)
-    common.save_figure(fig, "causal", options)
+    fits = slopes(rows, size["sweep"])
+    plot(rows, curves, fits, size, options)
+    common.write_criteria("causal", options, criteria(rows, fits, size))
 
 
 if __name__ == "__main__":
