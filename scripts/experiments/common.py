@@ -440,23 +440,50 @@ def seed_histories(paths, names):
 
 
 # Where a training run ends (the rule the drivers state before their runs):
-# its risk below ZERO, else on a plateau when it fell by less than PLATEAU
-# over the last fifth of the run, else still falling.
-ZERO, PLATEAU = 0.01, 0.05
-ENDINGS = ("below 0.01", "plateau", "still falling")
+# R's relative change c over the run's last fifth, from the line fitted to
+# log R against tau there (a fitted change, not two end points, so that one
+# noisy row does not decide); a plateau when |c| < PLATEAU, else still
+# falling or rising. A run below a fixed risk is not thereby ended: it may
+# still fall by orders of magnitude.
+PLATEAU = 0.05
+ENDINGS = ("plateau", "still falling", "rising", "unmeasured")
 
 
-def ending(history):
-    risk, step = history["risk"], history["step"]
-    if risk[-1] < ZERO:
-        return ENDINGS[0]
-    earlier = risk[np.searchsorted(step, 0.8 * step[-1])]
-    return ENDINGS[1] if earlier - risk[-1] < PLATEAU * earlier else ENDINGS[2]
+def change(history, start):
+    """R's relative change over tau >= start from the line fitted to log R:
+    exp(slope span) - 1 (NaN with fewer than two rows or a risk <= 0)."""
+    import numpy as np
+    tau, risk = np.asarray(history["tau"], float), np.asarray(history["risk"], float)
+    keep = tau >= start - 1e-12
+    if keep.sum() < 2 or np.any(risk[keep] <= 0):
+        return np.nan
+    slope = np.polyfit(tau[keep], np.log(risk[keep]), 1)[0]
+    return float(np.expm1(slope * (tau[keep][-1] - tau[keep][0])))
+
+
+def last_fifth(history):
+    """The tau where a run's last fifth (in steps) begins."""
+    import numpy as np
+    step = np.asarray(history["step"])
+    return float(np.asarray(history["tau"])[np.searchsorted(step, 0.8 * step[-1])])
+
+
+def ending(c, threshold=PLATEAU):
+    """The ending of a run whose relative change over its end is c."""
+    import numpy as np
+    if not np.isfinite(c):
+        return ENDINGS[3]
+    return ENDINGS[0] if abs(c) < threshold else ENDINGS[1] if c < 0 else ENDINGS[2]
+
+
+def run_ending(history, threshold=PLATEAU):
+    """The ending of a run over its last fifth."""
+    return ending(change(history, last_fifth(history)), threshold)
 
 
 def endings_text(ends):
-    """"2 below 0.01; 1 plateau": how many runs end each way."""
-    return "; ".join(f"{ends.count(e)} {e}" for e in ENDINGS if ends.count(e))
+    """"2 plateau; 1 still falling": how many runs end each way."""
+    return "; ".join(f"{ends.count(e)} {e}" for e in ENDINGS if ends.count(e)) or "none"
 
 
 def mean_and_error(values):

@@ -121,12 +121,10 @@ TASKS = ("icl", "digits")
 READOUT = {"icl": {}, "digits": {"readout.kind": "mean", "readout.dim": 10, "loss.kind": "cross-entropy"}}
 DATA_SEED = 10     # icl: data.seed = seed + DATA_SEED, each seed its own training set
 SPLIT_SEED = 0     # stats.validation_split of the held-out sets
-PLATEAU = 0.05     # criteria 1-2: |c| over a run's last fifth
 NOISY = 0.15       # criterion 3: |c| over a Langevin run's window
 STIFF = 0.1        # dtau_L kappa_max
 BAND = 1.15        # criterion 4: R* / (T N d_out / (2 M L)) inside [1/BAND, BAND]
 POWER = 0.1        # criterion 5: the power inside [1 - POWER, 1 + POWER]
-ENDINGS = ("plateau", "still falling", "rising", "unmeasured")
 COLUMNS = ["task", "method", "dtau", "seeds", "diverged", "risk", "risk_low", "risk_high", "change", "change_low",
            "change_high", "ending", "equipartition", "equipartition_low", "equipartition_high", "validation",
            "held_out", "held_out_low", "held_out_high", "to_flow", "to_flow_low", "to_flow_high", "chosen"]
@@ -162,17 +160,6 @@ def run_name(task, label, seed):
     return f"{task}-{label.replace(' ', '-').replace('=', '')}-s{seed}"
 
 
-def change(history, start):
-    """R's relative change over tau >= start from the line fitted to log R:
-    exp(slope span) - 1."""
-    tau, risk = np.asarray(history["tau"], float), np.asarray(history["risk"], float)
-    keep = tau >= start - 1e-12
-    if keep.sum() < 2 or np.any(risk[keep] <= 0):
-        return np.nan
-    slope = np.polyfit(tau[keep], np.log(risk[keep]), 1)[0]
-    return float(np.expm1(slope * (tau[keep][-1] - tau[keep][0])))
-
-
 def window_change(history, start):
     """R's relative change over tau >= start: the mean over the second half
     of those rows over the mean over the first, minus 1."""
@@ -180,21 +167,6 @@ def window_change(history, start):
     if len(risk) < 2:
         return np.nan
     return float(risk[len(risk) // 2:].mean() / risk[:len(risk) // 2].mean() - 1)
-
-
-def last_fifth(history):
-    step = np.asarray(history["step"])
-    return float(np.asarray(history["tau"])[np.searchsorted(step, 0.8 * step[-1])])
-
-
-def ending(c, threshold):
-    if not np.isfinite(c):
-        return ENDINGS[3]
-    return ENDINGS[0] if abs(c) < threshold else ENDINGS[1] if c < 0 else ENDINGS[2]
-
-
-def endings_text(ends):
-    return "; ".join(f"{ends.count(e)} {e}" for e in ENDINGS if ends.count(e)) or "none"
 
 
 def round_down(x):
@@ -306,11 +278,11 @@ def main():
                     predictions = np.asarray(f["forward/predictions"][()], float)
                 targets = np.asarray(held[task][1], float).reshape(len(predictions), -1)
                 tau, risk = np.asarray(h["tau"], float), np.asarray(h["risk"], float)
-                start = size["burn"] if keys is None else last_fifth(h)
+                start = size["burn"] if keys is None else common.last_fifth(h)
                 end = float(np.mean(risk[tau >= start - 1e-12])) if keys is None else float(risk[-1])
-                c = window_change(h, start) if keys is None else change(h, start)
+                c = window_change(h, start) if keys is None else common.change(h, start)
                 per[task, label][s] = {
-                    "risk": end, "change": c, "ending": ending(c, PLATEAU if keys else NOISY),
+                    "risk": end, "change": c, "ending": common.ending(c, common.PLATEAU if keys else NOISY),
                     "validation": measure(task, predictions, targets, halves[task][0]),
                     "judged": measure(task, predictions, targets, halves[task][1]), "dtau": float(cfg["train.dtau"]),
                     "ratio": end / predicted[float(cfg["train.temperature"])] if keys is None else np.nan,
@@ -370,7 +342,7 @@ def table(per, listed, size):
                   "held_out": interval([v["judged"] for v in got.values()]), "to_flow": diff}
             row = {"task": task, "method": label, "dtau": next((v["dtau"] for v in got.values()), np.nan),
                    "seeds": len(size["seeds"]), "diverged": len(size["seeds"]) - len(got),
-                   "ending": endings_text([v["ending"] for v in got.values()]),
+                   "ending": common.endings_text([v["ending"] for v in got.values()]),
                    "validation": np.mean([v["validation"] for v in got.values()]) if got else np.nan,
                    "chosen": "yes" if label == chosen[task] else "", "intervals": iv,
                    "seconds_per_step": np.mean([v["per_step"] for v in got.values()]) if got else np.nan}
@@ -385,12 +357,13 @@ def criteria(per, listed, rows, size, chosen, dtau_l, top, factor):
     lines = []
     for task in TASKS:
         ends = {label: [v["ending"] for v in per[task, label].values()] for label, keys in listed[task] if keys}
-        flat = sum(e.count(ENDINGS[0]) for e in ends.values())
+        flat = sum(e.count(common.ENDINGS[0]) for e in ends.values())
         lines.append(common.criterion(
             f"{task}: every flow, SGD and Adam run ends on a plateau (R's fitted relative change over its last fifth "
-            f"under {PLATEAU:.0%} in size)", flat == len(ends) * len(size["seeds"]),
+            f"under {common.PLATEAU:.0%} in size)", flat == len(ends) * len(size["seeds"]),
             f"{flat} of {len(ends) * len(size['seeds'])} runs; " + "; ".join(
-                f"{label}: {endings_text(e)}, change {fmt(interval([v['change'] for v in per[task, label].values()]))}"
+                f"{label}: {common.endings_text(e)}, "
+                f"change {fmt(interval([v['change'] for v in per[task, label].values()]))}"
                 for label, e in ends.items())))
     cold, warm = size["temperatures"][0], size["temperatures"][-1]
     hot = {T: per["icl", langevin(T)] for T in size["temperatures"]}
@@ -461,7 +434,8 @@ def plot(per, listed, rows, size, predicted, factor, pixel, dtau_l, options):
         for j, (label, _) in enumerate(listed[task]):
             bar(ax, j + 0.15 * (i - 0.5), row[task, label]["intervals"]["change"], marker="os"[i], color=f"C{j}",
                 label=task if j == 0 else None)
-    ax.axhspan(-PLATEAU, PLATEAU, color="0.6", alpha=0.4, label=f"plateau (+-{PLATEAU:.0%}; Langevin, over its "
+    ax.axhspan(-common.PLATEAU, common.PLATEAU, color="0.6", alpha=0.4,
+               label=f"plateau (+-{common.PLATEAU:.0%}; Langevin, over its "
                f"window: +-{NOISY:.0%})")
     ax.axhspan(-NOISY, NOISY, color="0.8", alpha=0.3)
     other = [label for label, _ in listed["digits"]]

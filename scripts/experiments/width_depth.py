@@ -47,7 +47,7 @@ FULL = dict(widths=[1, 2, 4, 8, 16, 32], fixed_L=4, depths=[1, 2, 4, 8], fixed_M
             dtau=0.1, every=25, train=256, test=256)
 QUICK = dict(widths=[1, 4], fixed_L=2, depths=[1, 2], fixed_M=2, seeds=[1], steps=20, dtau=0.1, every=2,
              train=32, test=32)
-ZERO, HIGH = common.ZERO, 0.1
+ZERO, HIGH = 0.01, 0.1
 
 
 def digits_file(options, train=None, test=None):
@@ -83,7 +83,7 @@ def summary(paths, split, sweep, M, L, size):
         row[column], row[column + "_err"] = common.mean_and_error([h[key][-1] for h in found] or [np.nan])
     row["ce_max"] = max([h["risk"][-1] for h in found], default=np.nan)
     row["ce_min"] = min([h["risk"][-1] for h in found], default=np.nan)
-    row["ending"] = common.endings_text([common.ending(h) for h in found])
+    row["ending"] = common.endings_text([common.run_ending(h) for h in found])
     row["curves"] = found
     return row
 
