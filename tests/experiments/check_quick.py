@@ -19,8 +19,9 @@ EXPECTED = {
     "icl": (["method", "M", "L", "seeds", "diverged", "validation", "test_ratio", "test_low", "test_high",
              "to_one_step", "to_one_step_low", "to_one_step_high", "last_fall", "last_fall_low", "last_fall_high",
              "chosen"], 4),
-    "width_depth": (["split", "sweep", "M", "L", "seeds", "diverged", "train_ce", "train_ce_err", "ce_min", "ce_max",
-                     "train_acc", "test_acc", "test_acc_err", "ending"], 5),
+    "width_depth": (["sweep", "M", "L", "seeds", "diverged", "largest_rise", "risk", "risk_low", "risk_high", "change",
+                     "change_low", "change_high", "ending", "train_acc", "validation", "test_acc", "test_acc_low",
+                     "test_acc_high", "chosen"], 4),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "corrected", "corrected_low", "corrected_high", "relative",
                     "saturated", "loss_bias", "loss_bias_low", "loss_bias_high"], 9),
     "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "kernel_change",
@@ -55,7 +56,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of criteria it states
-CRITERIA = {"icl": 4, "width_depth": 4, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
+CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
             "ntk_rate": 5, "injectivity": 5, "causal": 6, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4}
 
