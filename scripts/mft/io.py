@@ -33,6 +33,9 @@ import sys
 import h5py
 import numpy as np
 
+from . import h5checks
+from .h5checks import RunFileError  # noqa: F401 (mft.io.RunFileError, as ever)
+
 FORMAT = "mft/1"
 # Particle datasets of files whose /particles datasets carry no `species`
 # attribute, in the order the reader lists them; tagged datasets not named
@@ -44,19 +47,7 @@ SPECIES_KINDS = {"Q": "heads", "K": "heads", "V": "heads", "W1": "neurons", "W2"
 HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
 
 
-class RunFileError(Exception):
-    """A file that is missing, not HDF5, not an mft/1 run, or damaged (row
-    counts that contradict its datasets, a dataset HDF5 cannot read)."""
-
-
-def _text(value):
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def _one_line(text):
-    """The first line of an error text (HDF5's messages span several)."""
-    lines = str(text).strip().splitlines()
-    return lines[0] if lines else ""
+_one_line = h5checks.one_line
 
 
 def _integer(value):
@@ -100,8 +91,9 @@ class Run:
 
     def __init__(self, path):
         self.path = path
-        if not os.path.isfile(path):
-            raise RunFileError(f"{path}: no such file")
+        why = h5checks.not_regular(path)
+        if why:
+            raise RunFileError(f"{path}: {why}")
         if not h5py.is_hdf5(path):
             raise RunFileError(f"{path}: not an HDF5 file")
         try:
@@ -109,15 +101,31 @@ class Run:
         except (OSError, IOError) as e:
             raise RunFileError(f"{path}: HDF5 cannot open it ({str(e).splitlines()[0]})") from None
         try:
-            fmt = _text(self.file.attrs.get("format", ""))
+            fmt = self._attr("", "format", "")
             if fmt != FORMAT:
                 raise RunFileError(f"{path}: not an mft run file (format attribute {fmt!r}, expected {FORMAT!r})")
-            for required in ("config", "data/tokens", "data/targets", "particles/step", "particles/tau"):
-                if required not in self.file:
+            for required, kind in (("config", "group"), ("data/tokens", "dataset"), ("data/targets", "dataset"),
+                                   ("particles/step", "dataset"), ("particles/tau", "dataset")):
+                if not self._has(required):
                     raise RunFileError(f"{path}: incomplete mft run file (no /{required})")
+                self._object(required, kind)
         except RunFileError:
             self.file.close()
             raise
+
+    # The file's objects and attributes through h5checks: RunFileError, one
+    # line naming the object, for what h5py cannot open or read.
+    def _has(self, name):
+        return h5checks.has(self.file, self.path, name)
+
+    def _object(self, name, kind=None):
+        return h5checks.h5object(self.file, self.path, name, kind)
+
+    def _members(self, group):
+        return h5checks.members(self.file, self.path, group)
+
+    def _attr(self, name, key, default=None):
+        return h5checks.attribute(self.file, self.path, name, key, default)
 
     def __enter__(self):
         return self
@@ -131,7 +139,10 @@ class Run:
         rows ('damaged' in place of a count that cannot be read)."""
         if not self.file:
             return f"<mft.Run {self.path!r} (closed)>"
-        cfg = self.config
+        try:
+            cfg = self.config
+        except RunFileError:
+            cfg = {"data.task": "? (configuration damaged)"}
         sizes = ", ".join(f"{label}={cfg[key]}" for label, key in
                           (("N", "data.sequences"), ("M", "model.heads"), ("L", "model.slices"), ("d", "model.d"))
                           if key in cfg)
@@ -152,8 +163,7 @@ class Run:
     def config(self):
         """The resolved configuration: {'section.key': value}."""
         out = {}
-        for k, v in self.file["config"].attrs.items():
-            v = _text(v)
+        for k, v in h5checks.attributes(self.file, self.path, "config").items():
             if isinstance(v, np.ndarray) and v.shape == ():
                 v = v.item()
             elif isinstance(v, np.generic):
@@ -163,36 +173,38 @@ class Run:
 
     @property
     def tokens(self):
-        return self.file["data/tokens"][...]
+        return self._read("data/tokens")
 
     @property
     def targets(self):
         """y as (N, d_out); a one-dimensional /data/targets is one column."""
-        return _columns(self.file["data/targets"][...])
+        return _columns(self._read("data/targets"))
 
     @property
     def test_tokens(self):
         """Held-out tokens (N_test, n, d), or None when the file has none."""
-        return self.file["data/test_tokens"][...] if "data/test_tokens" in self.file else None
+        return self._read("data/test_tokens") if self._has("data/test_tokens") else None
 
     @property
     def test_targets(self):
         """Held-out targets (N_test, d_out), or None when the file has none."""
-        return _columns(self.file["data/test_targets"][...]) if "data/test_targets" in self.file else None
+        return _columns(self._read("data/test_targets")) if self._has("data/test_targets") else None
 
     def _read(self, name, rows=Ellipsis):
         """Rows `rows` (an index or a slice) of dataset /`name`; RunFileError
-        when HDF5 cannot read them (a truncated file)."""
+        when HDF5 cannot read them (a truncated file) or /`name` is no
+        dataset."""
+        ds = self._object(name, "dataset")
         try:
-            return self.file[name][rows]
-        except (OSError, RuntimeError) as e:
+            return ds[rows]
+        except h5checks.H5_ERRORS as e:
             raise RunFileError(f"{self.path}: /{name} cannot be read ({_one_line(e)})") from None
 
     def _row_counts(self, group, names=None):
         """{'/group/name': rows} of the datasets of /`group` (those in `names`
         when given); a dataset with no rows (a scalar) is damage."""
         out = {}
-        for name, ds in self.file[group].items():
+        for name, ds in self._members(group).items():
             if not isinstance(ds, h5py.Dataset) or (names is not None and name not in names):
                 continue
             if ds.ndim == 0:
@@ -211,13 +223,13 @@ class Run:
         attribute is not a non-negative integer, when a dataset is shorter
         than it, or, without it, when those datasets differ in rows."""
         particles = self._row_counts("particles")
-        optimizer = self._row_counts("optimizer") if "optimizer" in self.file else {}
-        attrs = self.file["particles"].attrs
-        if "complete" in attrs:
-            complete = _integer(attrs["complete"])
+        optimizer = self._row_counts("optimizer") if self._has("optimizer") else {}
+        complete = self._attr("particles", "complete")
+        if complete is not None:
+            value, complete = complete, _integer(complete)
             if complete is None or complete < 0:
                 raise RunFileError(f"{self.path}: damaged run file: /particles.complete is "
-                                   f"{_text(attrs['complete'])!r}, not a count of snapshots")
+                                   f"{value!r}, not a count of snapshots")
         else:
             counted = self._row_counts("particles", {"step", "tau", *self.species})
             if len(set(counted.values())) > 1:
@@ -258,9 +270,9 @@ class Run:
         /particles with a `species` attribute, and for the datasets named
         Q, K, V, W1, W2 without one (kinds of SPECIES_KINDS: files written
         before the attribute, or a dataset that lost it)."""
-        g = self.file["particles"]
-        datasets = {name: ds for name, ds in g.items() if isinstance(ds, h5py.Dataset)}
-        kinds = {name: _text(ds.attrs["species"]) for name, ds in datasets.items() if "species" in ds.attrs}
+        datasets = {name: ds for name, ds in self._members("particles").items() if isinstance(ds, h5py.Dataset)}
+        kinds = {name: kind for name in datasets
+                 for kind in [self._attr(f"particles/{name}", "species")] if kind is not None}
         for name in SPECIES:
             if name in datasets and name not in kinds:
                 kinds[name] = SPECIES_KINDS[name]
@@ -288,10 +300,10 @@ class Run:
         None when the run keeps none (flow, sgd): {'t': int, 'm': {'Q': array
         like particles(index)['Q'], ...}, 'v': {...}} for every array `a` of
         /optimizer/a_<dataset>."""
-        if "optimizer" not in self.file:
+        if not self._has("optimizer"):
             return None
         row = self.snapshot_row(index)
-        g = self.file["optimizer"]
+        g = self._members("optimizer")
         out = {"t": int(self._read("optimizer/t", row))} if "t" in g else {}
         for name in self.species:
             for key in g:
@@ -319,21 +331,21 @@ class Run:
         written before the attribute must have columns of one length.
         RunFileError otherwise, and for a /history member that is not a
         one-dimensional dataset."""
-        if "history" not in self.file:
+        if not self._has("history"):
             return None
-        g = self.file["history"]
         lengths = {}
-        for name, ds in g.items():
+        for name, ds in self._members("history").items():
             if not isinstance(ds, h5py.Dataset) or ds.ndim != 1:
                 what = f"shape {ds.shape}" if isinstance(ds, h5py.Dataset) else "a group"
                 raise RunFileError(f"{self.path}: damaged run file: /history/{name} is {what}, "
                                    "not one value per history row")
             lengths[name] = ds.shape[0]
-        if "complete" in g.attrs:
-            rows = _integer(g.attrs["complete"])
+        complete = self._attr("history", "complete")
+        if complete is not None:
+            rows = _integer(complete)
             if rows is None or rows < 0:
                 raise RunFileError(f"{self.path}: damaged run file: /history.complete is "
-                                   f"{_text(g.attrs['complete'])!r}, not a count of rows")
+                                   f"{complete!r}, not a count of rows")
             short = {f"/history/{name}": n for name, n in lengths.items() if n < rows}
             if short:
                 raise RunFileError(f"{self.path}: damaged run file: /history.complete is {rows}, "
@@ -417,7 +429,7 @@ class Run:
             return None
         import pandas as pd
 
-        order = _text(self.file["history"].attrs.get("columns", ""))
+        order = self._attr("history", "columns", "")
         first = [k for k in (order.split(",") if order else HISTORY_COLUMNS) if k in hist]
         columns = first + sorted(k for k in hist if k not in first)
         return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)

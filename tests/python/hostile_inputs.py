@@ -1,0 +1,143 @@
+"""Hostile run files and arguments (run by test_package.py): text that is not
+UTF-8 in attributes, links that do not resolve or loop, a group that is a
+dataset, paths that are folders, FIFOs or devices; the reader refuses each
+with a RunFileError of one line naming the object, and the tools with one
+stderr line and no traceback, never blocking on a FIFO.
+"""
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from fixtures import script, write_run
+from mft import io as mft_io
+
+
+class HostileRunFile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="mft-hostile-run-"))
+        cls.path = str(cls.tmp / "run.h5")
+        write_run(cls.path)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def variant(self, name, change):
+        """A copy of the run changed by change(h5py.File)."""
+        path = str(self.tmp / name)
+        shutil.copy(self.path, path)
+        with h5py.File(path, "r+") as f:
+            change(f)
+        return path
+
+    def refused(self, path, *words, read=None):
+        """RunFileError of one line naming `path` and `words`, from
+        open_run (read None) or from read(run)."""
+        with self.assertRaises(mft_io.RunFileError) as caught:
+            run = mft_io.open_run(path)
+            self.addCleanup(run.close)
+            if read is not None:
+                read(run)
+        message = str(caught.exception)
+        self.assertNotIn("\n", message)
+        for w in (path,) + words:
+            self.assertIn(w, message)
+        return message
+
+    def test_text_that_is_not_utf8(self):
+        def fixed(f):
+            f.attrs["format"] = np.bytes_(b"mft\xff/1")
+        self.refused(self.variant("format.h5", fixed), "the root attribute format", "not UTF-8", "byte 3")
+
+        def variable(f):  # variable-length UTF-8 text: h5py hands the bad bytes back as surrogates
+            f.attrs.create("format", b"mft/\xfe", dtype=h5py.string_dtype("utf-8"))
+        self.refused(self.variant("format-vlen.h5", variable), "the root attribute format", "not UTF-8")
+
+        def config(f):
+            f["config"].attrs["data.task"] = np.bytes_(b"icl\xfe")
+        path = self.variant("config.h5", config)
+        self.refused(path, "/config.data.task", "not UTF-8", read=lambda run: run.config)
+        with mft_io.open_run(path) as run:
+            self.assertIn("configuration damaged", repr(run))  # repr itself never raises
+
+        def species(f):
+            f["particles/Q"].attrs["species"] = np.bytes_(b"he\xffads")
+        self.refused(self.variant("species.h5", species), "/particles/Q.species", read=lambda run: run.particles(0))
+
+    def test_links(self):
+        def external(name):
+            def change(f):
+                del f[name]
+                f[name] = h5py.ExternalLink(str(self.tmp / "missing.h5"), "/Q")
+            return change
+
+        def dangling(name):
+            def change(f):
+                del f[name]
+                f[name] = h5py.SoftLink("/nowhere")
+            return change
+
+        def loop(name):
+            def change(f):
+                del f[name]
+                f["a"], f["b"] = h5py.SoftLink("/b"), h5py.SoftLink("/a")
+                f[name] = h5py.SoftLink("/a")
+            return change
+
+        for i, (make, word) in enumerate(((external, "an external link to"), (dangling, "a soft link to /nowhere"),
+                                          (loop, "a soft link to /a"))):
+            # at open: a required object
+            for name in ("config", "data/tokens", "particles/step"):
+                self.refused(self.variant(f"open{i}-{name.replace('/', '-')}.h5", make(name)), f"/{name} ", word)
+            # later: a particle dataset, a history column
+            path = self.variant(f"q{i}.h5", make("particles/Q"))
+            for read in (lambda run: run.species, lambda run: run.particles(0), lambda run: run.snapshot_count,
+                         lambda run: run.particles_xarray("K")):
+                self.refused(path, "/particles/Q ", word, read=read)
+            self.refused(self.variant(f"h{i}.h5", make("history/risk")), "/history/risk ", word,
+                         read=lambda run: run.history)
+        self.refused(self.variant("loop-particles.h5", loop("particles")), "/particles/step", "looked up")
+
+    def test_wrong_kinds(self):
+        def history(f):
+            del f["history"]
+            f["history"] = np.zeros(3)
+        self.refused(self.variant("history.h5", history), "/history is a dataset, not a group",
+                     read=lambda run: run.history)
+
+        def config(f):
+            del f["config"]
+            f["config"] = np.zeros(3)
+        self.refused(self.variant("config-dataset.h5", config), "/config is a dataset, not a group")
+
+        def tokens(f):
+            del f["data/tokens"]
+            f.create_group("data/tokens")
+        self.refused(self.variant("tokens-group.h5", tokens), "/data/tokens is a group, not a dataset")
+
+    def test_not_regular_files(self):
+        fifo = self.tmp / "fifo.h5"
+        os.mkfifo(fifo)
+        folder = self.tmp / "folder.h5"
+        folder.mkdir()
+        for path, word in ((str(folder), "a folder, not a regular file"), (str(fifo), "a FIFO, not a regular file"),
+                           ("/dev/zero", "a device, not a regular file"), (str(self.tmp / "none.h5"), "no such file")):
+            self.refused(path, word)
+            # the scripts: one line, no traceback, no wait for a writer (script() times out at 60 s)
+            status, out, err = script("plot_history", path, "-o", self.tmp / "h.png")
+            self.assertEqual(status, 1, (path, err))
+            self.assertEqual(err.splitlines(), [f"error: {path}: {word}"])
+        def loop(f):
+            del f["history/risk"]
+            f["history/risk"], f["history/risk2"] = h5py.SoftLink("/history/risk2"), h5py.SoftLink("/history/risk")
+        loop = self.variant("loop.h5", loop)
+        status, out, err = script("plot_history", loop, "-o", self.tmp / "h.png")
+        self.assertEqual((status, len(err.splitlines())), (1, 1), err)
+        self.assertIn("/history/risk", err)
+
