@@ -10,10 +10,13 @@ import collections
 import csv
 import difflib
 import os
+import re
 import stat
 import subprocess
 import sys
 import unicodedata
+
+from .h5checks import file_kind, one_line
 
 # The columns of the collected table, in this order.
 COLUMNS = ["file", "M", "L", "steps", "tau", "R0", "R", "Q"]
@@ -49,12 +52,16 @@ may not set output.file: each task writes runs/sweep-ARRAYJOB-TASK.h5 itself.
 Exit status 2, with one line naming the table and the row or line, for a table
 that cannot be read, a row with another number of fields than the header, an
 empty, repeated or (check) unknown key, an unbalanced quote, a control
-character (with its column), or a row TASK that the table lacks; check also
-for a key list that cannot be read.
+character (with its column), a cell of more than 64 KiB (with its column),
+or a row TASK that the table lacks; check also for a key list that cannot be
+read.
 """
 # Keys a sweep table may not set, and why: the task sets them itself.
 TASK_KEYS = {"output.file": "each task writes runs/sweep-ARRAYJOB-TASK.h5 (set by sweep.sbatch; "
                             "mft refuses a key given twice)"}
+# The most bytes (UTF-8) a cell of a sweep table may hold: a value of mft's
+# configuration is far shorter, and csv refuses a field past its own limit.
+CELL_LIMIT = 64 * 1024
 
 
 class SweepTableError(Exception):
@@ -95,6 +102,23 @@ def print_table(frame, out=None):
     for r in frame.to_dict("records"):
         print(f"{r['file']:<28} {r['M']:>6} {r['L']:>5} {r['steps']:>7} {r['tau']:>9.4g} {r['R0']:>12.5e}"
               f" {r['R']:>12.5e} {r['Q']:>12.5e}", file=out)
+
+
+def cannot_write(path):
+    """Why no file can be written at `path`, found by stat before any work:
+    it is a folder, a FIFO or a socket (a write to a FIFO waits for a
+    reader), or its folder is missing; None when it can be tried (a regular
+    file is replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        folder = os.path.dirname(path) or "."
+        return None if os.path.isdir(folder) else f"no folder {folder} to write it in"
+    except (OSError, ValueError) as e:
+        return f"cannot look at it ({getattr(e, 'strerror', None) or e})"
+    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return f"{file_kind(mode)}, not a regular file"
+    return None
 
 
 def write_csv(frame, path):
@@ -159,6 +183,11 @@ def main(argv=None):
                         help="a sweep's files: collect those whose run finished, print one line per other "
                              "(missing, damaged, stopped early) and exit 1 if there was one")
     args = parser.parse_args(argv)
+    for path, what in ((args.csv, "--csv"), (args.plot, "--plot")):
+        why = path and cannot_write(path)
+        if why:
+            print(f"error: {what} {path}: {why}", file=sys.stderr)
+            return 2
 
     from . import io as mft_io  # here: the sweep-table commands need neither h5py nor numpy
 
@@ -176,24 +205,20 @@ def main(argv=None):
     except mft_io.RunFileError as e:
         sys.exit(f"error: {e}")
     print_table(frame)
-    if args.csv:
-        write_csv(frame, args.csv)
-        print(f"wrote {args.csv}")
-    if args.plot:
-        plot(frame, args.plot)
-        print(f"wrote {args.plot}")
+    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", plot)):
+        if not path:
+            continue
+        try:
+            write(frame, path)
+        except (OSError, ValueError) as e:  # ValueError: a plot format matplotlib does not know
+            print(f"error: {what} {path}: cannot write it ({one_line(getattr(e, 'strerror', None) or e)})",
+                  file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
     return 1 if failed else 0
 
 
 # Sweep tables: the runs of a Slurm sweep (scripts/slurm/sweep.sbatch).
-
-def _kind(mode):
-    """What a file that is not a regular file is, in words."""
-    for test, word in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return word
-    return "an unknown kind of file"
 
 
 def _table_text(table):
@@ -205,11 +230,11 @@ def _table_text(table):
     try:
         mode = os.stat(table).st_mode
         if not stat.S_ISREG(mode):
-            raise SweepTableError(f"{table}: {_kind(mode)}, not a regular file: a sweep table is a CSV file")
+            raise SweepTableError(f"{table}: {file_kind(mode)}, not a regular file: a sweep table is a CSV file")
         with open(os.open(table, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
             mode = os.fstat(f.fileno()).st_mode
             if not stat.S_ISREG(mode):
-                raise SweepTableError(f"{table}: {_kind(mode)}, not a regular file: a sweep table is a CSV file")
+                raise SweepTableError(f"{table}: {file_kind(mode)}, not a regular file: a sweep table is a CSV file")
             data = f.read()
     except OSError as e:
         raise SweepTableError(f"{table}: cannot read it ({e.strerror or e})") from None
@@ -222,6 +247,19 @@ def _table_text(table):
 def _control(text):
     """The first control character of `text` other than tab, or None."""
     return next((c for c in text if c != "\t" and unicodedata.category(c) == "Cc"), None)
+
+
+def _cell_spans(line):
+    """(start, end) of each cell of a CSV line: it splits at the commas
+    outside quotes, as csv does (used to name a cell that csv refuses)."""
+    cuts, quoted = [-1], False
+    for m in re.finditer('[",]', line):
+        if m.group() == '"':
+            quoted = not quoted
+        elif not quoted:
+            cuts.append(m.start())
+    cuts.append(len(line))
+    return [(a + 1, b) for a, b in zip(cuts, cuts[1:])]
 
 
 def _named(c):
@@ -244,13 +282,20 @@ def read_table(table):
         raise SweepTableError(f"{table}: no header (every line is blank or a comment)")
 
     def fields(number, line, what, keys=None):
+        def column(i):
+            return keys[i] if keys is not None and i < len(keys) else str(i + 1)
+        if len(line.encode()) > CELL_LIMIT:  # first: csv refuses a field past its limit with a traceback
+            for i, (start, end) in enumerate(_cell_spans(line)):
+                size = len(line[start:end].encode())
+                if size > CELL_LIMIT:
+                    raise SweepTableError(f"{table}: {what} (line {number}), column {column(i)}, holds a cell "
+                                          f"of {size} bytes; a cell may hold at most {CELL_LIMIT} (64 KiB)")
         c = _control(line)
         if c is not None:
             # The column is found before anything else is checked: csv keeps control characters in the field.
             raw = next(csv.reader([line], skipinitialspace=True))
             i = next((k for k, x in enumerate(raw) if c in x), len(raw))
-            column = keys[i] if keys is not None and i < len(keys) else str(i + 1)
-            raise SweepTableError(f"{table}: {what} (line {number}), column {column}, holds {_named(c)}; "
+            raise SweepTableError(f"{table}: {what} (line {number}), column {column(i)}, holds {_named(c)}; "
                                   "no control character but tab may appear in a cell")
         if line.count('"') % 2:
             raise SweepTableError(f"{table}: {what} (line {number}) has an unbalanced quote")

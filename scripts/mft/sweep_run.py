@@ -42,6 +42,25 @@ def command(args, row, output, log):
     return f"{source}exec {words} {program} {rest} >>{shlex.quote(str(log))} 2>&1"
 
 
+def _refused(text):
+    """Exit status 2 and one line on stderr."""
+    print(f"error: {text}", file=sys.stderr)
+    return 2
+
+
+def bad_name(name):
+    """Why `name` cannot name the runs (runs/sweep-NAME-ROW.h5), or None:
+    empty, a path separator or '..' (a file outside the runs folder), a
+    control character."""
+    if not name:
+        return "is empty"
+    if any(sep in name for sep in {"/", os.sep, os.altsep} - {None}) or ".." in name:
+        return "holds a path separator or '..'"
+    if sweep._control(name) is not None:
+        return "holds a control character"
+    return None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m mft.sweep run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -55,13 +74,20 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.ranks < 1:
         parser.error("--jobs and --ranks must be positive")
+    why = bad_name(args.name)
+    if why:
+        return _refused(f"--name {args.name!r} {why}: it names the files runs/sweep-NAME-ROW.h5")
     try:
         rows = [sweep.sweep_args(args.table, task) for task in range(len(sweep.sweep_rows(args.table)))]
     except sweep.SweepTableError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return _refused(e)
     folder = Path(args.runs)
-    folder.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(folder) and not folder.is_dir():
+        return _refused(f"--runs {args.runs}: not a folder (it holds the run files)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return _refused(f"--runs {args.runs}: cannot make the folder ({e.strerror or e})")
     outputs = [folder / f"sweep-{args.name}-{task}.h5" for task in range(len(rows))]
 
     def run(task):

@@ -2,7 +2,8 @@
 rows past the complete ones are never shown, counts that contradict the
 datasets are refused in one line, by the reader and by the scripts (exit
 status, one stderr line, no traceback); sweep tables with a NUL or another
-control byte, a byte-order mark, an unknown or reserved key, a FIFO.
+control byte, a byte-order mark, an unknown or reserved key, a FIFO, a cell
+past 64 KiB.
 """
 import os
 import shutil
@@ -187,6 +188,19 @@ class HostileSweepTable(unittest.TestCase):
         # tab inside a cell, CR LF line ends: still fine
         tab = self.table(b'model.heads,readout.weights\r\n4,"1,\t2"\r\n', "tab.csv")
         self.assertEqual(sweep.sweep_args(tab, 0), ["--model.heads", "4", "--readout.weights", "1,\t2"])
+
+    def test_cell_sizes(self):
+        """At most sweep.CELL_LIMIT bytes (64 KiB) a cell: past it (and past
+        csv's own limit) refused naming the row and column."""
+        limit = sweep.CELL_LIMIT
+        for size in (limit + 1, 5 * 2**20):
+            big = self.table(b"model.heads,readout.weights\n4,2\n4,\"" + b"1," * (size // 2) + b"\"\n", "big.csv")
+            self.assert_refused(("count", big), "row 1 (line 3)", "column readout.weights",
+                                f"{size // 2 * 2 + 2} bytes", "64 KiB")
+        key = self.table(b"model.heads," + b"k" * (limit + 1) + b"\n4,2\n", "key.csv")
+        self.assert_refused(("args", key, "0"), "the header (line 1)", "column 2")
+        fits = self.table(b"model.heads,readout.weights\n4,\"" + b"1" * (limit - 2) + b"\"\n", "fits.csv")
+        self.assertEqual(len(sweep.sweep_rows(fits)[0]["readout.weights"]), limit - 2)
 
     def test_byte_order_mark(self):
         bom = self.table(b"\xef\xbb\xbfmodel.heads,model.slices\r\n4,2\r\n", "bom.csv")

@@ -1,11 +1,13 @@
 """Hostile run files and arguments (run by test_package.py): text that is not
 UTF-8 in attributes, links that do not resolve or loop, a group that is a
 dataset, paths that are folders, FIFOs or devices; the reader refuses each
-with a RunFileError of one line naming the object, and the tools with one
-stderr line and no traceback, never blocking on a FIFO.
+with a RunFileError of one line naming the object, and the tools (a plot
+script, python3 -m mft.sweep collect and run) with one stderr line and no
+traceback, never blocking on a FIFO.
 """
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -13,7 +15,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from fixtures import script, write_run
+from fixtures import ENV, PYTHON, script, write_run
 from mft import io as mft_io
 
 
@@ -141,3 +143,49 @@ class HostileRunFile(unittest.TestCase):
         self.assertEqual((status, len(err.splitlines())), (1, 1), err)
         self.assertIn("/history/risk", err)
 
+
+class HostileSweepArguments(unittest.TestCase):
+    """python3 -m mft.sweep collect and run with outputs that cannot be
+    written and run names that leave the runs folder: exit status 2, one
+    line, nothing run."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="mft-hostile-args-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.run_file = str(self.tmp / "run.h5")
+        write_run(self.run_file)
+        self.table = self.tmp / "table.csv"
+        self.table.write_text("model.heads\n2\n")
+
+    def refused(self, *args, words=()):
+        done = subprocess.run([PYTHON, "-m", "mft.sweep", *map(str, args)], env=ENV, capture_output=True,
+                              text=True, timeout=60, cwd=self.tmp)
+        self.assertEqual(done.returncode, 2, (args, done.stdout, done.stderr))
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1, (args, done.stderr))
+        self.assertTrue(done.stderr.startswith("error: "), done.stderr)
+        for w in words:
+            self.assertIn(w, done.stderr)
+        return done
+
+    def test_collect_outputs(self):
+        fifo = self.tmp / "fifo.csv"
+        os.mkfifo(fifo)
+        for option, path, word in (("--csv", self.tmp, "a folder"), ("--csv", fifo, "a FIFO"),
+                                   ("--plot", "missing/dir/x.png", "no folder missing/dir"),
+                                   ("--csv", "missing/x.csv", "no folder missing")):
+            done = self.refused("collect", self.run_file, option, path, words=(option, str(path), word))
+            self.assertEqual(done.stdout, "", "refused before any work")
+        done = self.refused("collect", self.run_file, "--plot", self.tmp / "x.unknown", words=("--plot", "unknown"))
+        self.assertIn("run.h5", done.stdout)  # found when matplotlib writes: the table is printed
+
+    def test_run_arguments(self):
+        for name in ("../../x", "a/b", "..", "x..y", "", "a\x1bb"):
+            self.refused("run", self.table, "--name", name, "--runs", "r", "--mft", "/bin/false", words=("--name",))
+            self.assertFalse((self.tmp / "r").exists(), f"--name {name!r}: the runs folder was made")
+        self.refused("run", self.table, "--runs", self.run_file, "--mft", "/bin/false",
+                     words=("--runs", "not a folder"))
+        self.refused("run", self.table, "--runs", f"{self.run_file}/sub", "--mft", "/bin/false",
+                     words=("--runs", "cannot make the folder"))
+        with h5py.File(self.run_file, "r") as f:
+            self.assertEqual(f.attrs["format"], "mft/1")  # untouched
