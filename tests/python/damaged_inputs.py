@@ -15,7 +15,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from fixtures import ENV, KEYS, PYTHON, SCRIPTS, grow, script, stand_in_mft, write_run
+from fixtures import ENV, KEYS, PYTHON, SCRIPTS, changed_copy, grow, script, stand_in_mft, write_run
 from mft import io as mft_io
 from mft import sweep
 
@@ -46,12 +46,7 @@ class DamagedRun(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def variant(self, name, change):
-        """A copy of the file changed by change(h5py.File)."""
-        path = str(self.tmp / name)
-        shutil.copy(self.path, path)
-        with h5py.File(path, "r+") as f:
-            change(f)
-        return path
+        return changed_copy(self.path, self.tmp, name, change)
 
     def refused(self, path, *words, read=lambda run: run.particles(0)):
         run = mft_io.open_run(path)

@@ -37,6 +37,17 @@ def grow(f, name, rows, value=0.0):
     f[name].attrs.update(attrs)
 
 
+def changed_copy(source, folder, name, change):
+    """A copy of run file `source` as folder/name, changed by
+    change(h5py.File): a damaged or hostile variant of a good file."""
+    import shutil
+    path = str(Path(folder) / name)
+    shutil.copy(source, path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+    return path
+
+
 def write_run(path, *, M=3, L=2, d=4, d_h=2, S=3, T=5, seed=0, mlp=True, history=True):
     """A small mft/1 run file: /config, /data, S snapshots of Q, K, V (and W1,
     W2 with M_f = M + 2 neurons of width 3), T history rows. Returns the

@@ -15,7 +15,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from fixtures import ENV, PYTHON, script, write_run
+from fixtures import ENV, PYTHON, changed_copy, script, write_run
 from mft import io as mft_io
 
 
@@ -31,12 +31,7 @@ class HostileRunFile(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def variant(self, name, change):
-        """A copy of the run changed by change(h5py.File)."""
-        path = str(self.tmp / name)
-        shutil.copy(self.path, path)
-        with h5py.File(path, "r+") as f:
-            change(f)
-        return path
+        return changed_copy(self.path, self.tmp, name, change)
 
     def refused(self, path, *words, read=None):
         """RunFileError of one line naming `path` and `words`, from
