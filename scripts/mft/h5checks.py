@@ -114,8 +114,22 @@ def attribute(f, path, name, key, default=None):
     str, `default` when it has none. RunFileError, naming it, when it cannot
     be read or holds bytes that are not UTF-8 (fixed-length or variable-length
     text alike)."""
+    return _attribute(h5object(f, path, name) if name else f, path, name, key, default)
+
+
+def attributes(f, path, name):
+    """Every attribute of /`name` as {key: value} (see `attribute`)."""
+    obj = h5object(f, path, name)
+    try:
+        keys = list(obj.attrs)
+    except H5_ERRORS as e:
+        raise RunFileError(f"{path}: the attributes of /{name} cannot be listed ({one_line(e)})") from None
+    return {key: _attribute(obj, path, name, key) for key in keys}
+
+
+def _attribute(obj, path, name, key, default=None):
+    """Attribute `key` of the open object `obj` (/`name`), as `attribute`."""
     where = f"/{name}.{key}" if name else f"the root attribute {key}"
-    obj = h5object(f, path, name) if name else f
     try:
         if key not in obj.attrs:
             return default
@@ -128,13 +142,3 @@ def attribute(f, path, name, key, default=None):
             from None
     except H5_ERRORS as e:
         raise RunFileError(f"{path}: {where} cannot be read ({one_line(e)})") from None
-
-
-def attributes(f, path, name):
-    """Every attribute of /`name` as {key: value} (see `attribute`)."""
-    obj = h5object(f, path, name)
-    try:
-        keys = list(obj.attrs)
-    except H5_ERRORS as e:
-        raise RunFileError(f"{path}: the attributes of /{name} cannot be listed ({one_line(e)})") from None
-    return {key: attribute(f, path, name, key) for key in keys}

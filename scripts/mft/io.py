@@ -271,8 +271,8 @@ class Run:
         Q, K, V, W1, W2 without one (kinds of SPECIES_KINDS: files written
         before the attribute, or a dataset that lost it)."""
         datasets = {name: ds for name, ds in self._members("particles").items() if isinstance(ds, h5py.Dataset)}
-        kinds = {name: kind for name in datasets
-                 for kind in [self._attr(f"particles/{name}", "species")] if kind is not None}
+        tagged = {name: self._attr(f"particles/{name}", "species") for name in datasets}
+        kinds = {name: kind for name, kind in tagged.items() if kind is not None}
         for name in SPECIES:
             if name in datasets and name not in kinds:
                 kinds[name] = SPECIES_KINDS[name]
