@@ -4,6 +4,8 @@
 
 #include <hdf5.h>
 #include <string>
+#include <sys/stat.h>
+#include <vector>
 
 namespace mft::h5::detail {
 
@@ -19,6 +21,10 @@ inline hid_t checked(hid_t id, const std::string &what) {
   if (id < 0) throw Error(failure(what));
   return id;
 }
+
+// The file HDF5 would open first among `candidates` (its search order): the
+// first that exists and is not a folder, its stat in *st. "" when none.
+std::string first_existing(const std::vector<std::string> &candidates, struct stat *st);
 
 // The path of an open object ("/particles/Q"), for messages.
 std::string object_name(hid_t object);

@@ -19,18 +19,19 @@ using detail::check;
 using detail::checked;
 using detail::object_name;
 
+namespace detail {
+
+std::string first_existing(const std::vector<std::string> &candidates, struct stat *st) {
+  for (const std::string &candidate : candidates)
+    if (stat(candidate.c_str(), st) == 0 && !S_ISDIR(st->st_mode)) return candidate;
+  return "";
+}
+
+} // namespace detail
+
 namespace {
 
-std::string folder_of(const std::string &path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string &path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+using detail::first_existing;
 
 // The files HDF5 tries, in its order, for the external link target `target`
 // of a link in the file `parent`: for a relative name, under each folder of
@@ -82,14 +83,6 @@ std::vector<std::pair<std::string, std::string>> external_links(hid_t file) {
   return out;
 }
 
-// The file HDF5 would open first among `candidates` (its search order): the
-// first that exists and is not a folder. "" when there is none.
-std::string first_existing(const std::vector<std::string> &candidates, struct stat *st) {
-  for (const std::string &candidate : candidates)
-    if (stat(candidate.c_str(), st) == 0 && !S_ISDIR(st->st_mode)) return candidate;
-  return "";
-}
-
 struct FileId {
   dev_t dev;
   ino_t ino;
@@ -124,39 +117,6 @@ void check_external_links(hid_t file, const std::string &name, const std::string
   H5Eclear2(H5E_DEFAULT);
 }
 
-// Where a dataset of the file `file` keeps data outside it that is not in a
-// regular file (external raw storage, the sources of a virtual dataset): a
-// sentence, or "".
-std::string storage_outside(hid_t file, hid_t dcpl) {
-  char own[4096] = "";
-  H5Fget_name(file, own, sizeof own);
-  const auto place = [&](const std::string &name) {
-    std::vector<std::string> candidates;
-    if (name.empty() || name == ".") return std::string();
-    if (name[0] != '/') candidates.push_back(folder_of(own) + "/" + name);
-    candidates.push_back(name);
-    struct stat st {};
-    const std::string found = first_existing(candidates, &st);
-    return found.empty() || S_ISREG(st.st_mode) ? std::string() : found + ", " + file_kind(st.st_mode);
-  };
-  const int external = H5Pget_external_count(dcpl);
-  for (int i = 0; i < external; ++i) {
-    char name[4096] = "";
-    off_t offset = 0;
-    hsize_t size = 0;
-    if (H5Pget_external(dcpl, static_cast<unsigned>(i), sizeof name, name, &offset, &size) < 0) continue;
-    if (const std::string bad = place(name); !bad.empty()) return "keeps its data in " + bad;
-  }
-  size_t sources = 0;
-  if (H5Pget_layout(dcpl) == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &sources) >= 0)
-    for (size_t i = 0; i < sources; ++i) {
-      char name[4096] = "";
-      if (H5Pget_virtual_filename(dcpl, i, name, sizeof name) < 0) continue;
-      if (const std::string bad = place(name); !bad.empty()) return "takes its data from " + bad;
-    }
-  return "";
-}
-
 } // namespace
 
 Handle open_input(const std::string &path, const std::string &key) {
@@ -174,75 +134,6 @@ Handle open_input(const std::string &path, const std::string &key) {
   std::set<FileId> seen;
   check_external_links(file, path, key, path, seen);
   return file;
-}
-
-bool exists(hid_t file, const std::string &path) {
-  // Check each component, as H5Lexists requires.
-  std::string prefix;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    size_t next = path.find('/', pos + 1);
-    prefix = path.substr(0, next);
-    if (!prefix.empty() && prefix != "/" && H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0)
-      return false;
-    pos = next;
-  }
-  return true;
-}
-
-std::string DatasetInfo::shape_text() const {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-std::string DatasetInfo::unreadable(const std::string &name) const {
-  if (!exists) return "has no " + name;
-  if (!is_dataset) return name + " is not a dataset";
-  if (!numeric()) return name + " is not numeric";
-  if (!outside.empty()) return name + " " + outside + ", not a regular file";
-  return "";
-}
-
-H5O_type_t object_type(hid_t loc, const std::string &path) {
-#if H5_VERSION_GE(1, 12, 0)
-  H5O_info2_t info;
-  if (H5Oget_info_by_name3(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
-#else
-  H5O_info_t info;
-  if (H5Oget_info_by_name2(loc, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return H5O_TYPE_UNKNOWN;
-#endif
-  return info.type;
-}
-
-DatasetInfo describe(hid_t file, const std::string &path) {
-  DatasetInfo info;
-  info.exists = exists(file, path);
-  if (!info.exists) return info;
-  if (object_type(file, path) != H5O_TYPE_DATASET) return info;
-  Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
-  if (!ds.valid()) return info;
-  Handle type(H5Dget_type(ds)), space(H5Dget_space(ds)), dcpl(H5Dget_create_plist(ds));
-  if (!type.valid() || !space.valid() || !dcpl.valid()) return info;
-  const int rank = H5Sget_simple_extent_ndims(space);
-  if (rank < 0) return info;
-  info.dims.resize(static_cast<size_t>(rank));
-  info.maxdims.resize(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space, info.dims.data(), info.maxdims.data());
-  info.type_class = H5Tget_class(type);
-  info.chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
-  const int filters = H5Pget_nfilters(dcpl);
-  for (int i = 0; i < filters; ++i) {
-    char name[64] = "";
-    unsigned flags = 0, config = 0;
-    size_t values = 0;
-    H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &values, nullptr, sizeof name, name, &config);
-    info.filters += (info.filters.empty() ? "" : ", ") + std::string(name[0] ? name : "unnamed");
-  }
-  info.outside = storage_outside(file, dcpl);
-  H5Eclear2(H5E_DEFAULT);
-  info.is_dataset = true;
-  return info;
 }
 
 std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path) {
@@ -280,10 +171,31 @@ AttributeClass attribute_class(hid_t obj, const std::string &name) {
   }
 }
 
+namespace {
+
+// Refuses an attribute that holds other than one value: a reader of one
+// value must never read more into it.
+void require_scalar(hid_t attribute, const std::string &name) {
+  Handle space(checked(H5Aget_space(attribute), "H5Aget_space"));
+  if (H5Sget_simple_extent_type(space) == H5S_SCALAR) return;
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::string shape = "(";
+  if (rank > 0) {
+    std::vector<hsize_t> dims(static_cast<size_t>(rank));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    for (size_t i = 0; i < dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(dims[i]);
+  }
+  throw Error("the attribute " + printable(name) + " holds " + (rank <= 0 ? "no value" : "shape " + shape + (rank == 1 ? ",)" : ")")) +
+              ", not one value");
+}
+
+} // namespace
+
 std::string read_string_attribute(hid_t obj, const std::string &name) {
   Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
   Handle type(checked(H5Aget_type(a), "H5Aget_type"));
-  if (H5Tget_class(type) != H5T_STRING) throw Error("attribute " + name + " is not a string");
+  if (H5Tget_class(type) != H5T_STRING) throw Error("the attribute " + printable(name) + " is not a string");
+  require_scalar(a, name);
   if (H5Tis_variable_str(type) > 0) {
     Handle mem(checked(H5Tcopy(type), "H5Tcopy")); // same character set as stored
     char *text = nullptr;
@@ -298,6 +210,7 @@ std::string read_string_attribute(hid_t obj, const std::string &name) {
     return out;
   }
   const size_t size = H5Tget_size(type);
+  if (size > (1u << 20)) throw Error("the attribute " + printable(name) + " is a string of " + std::to_string(size) + " bytes");
   std::string out(size, '\0');
   check(H5Aread(a, type, out.data()), "reading attribute " + name);
   return out.substr(0, out.find('\0'));
@@ -305,6 +218,12 @@ std::string read_string_attribute(hid_t obj, const std::string &name) {
 
 long long read_integer_attribute(hid_t obj, const std::string &name) {
   Handle a(checked(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "opening attribute " + name));
+  Handle type(checked(H5Aget_type(a), "H5Aget_type"));
+  // A uint64 above the largest int64 would be clipped by the conversion.
+  if (H5Tget_class(type) != H5T_INTEGER || H5Tget_size(type) > 8 ||
+      (H5Tget_size(type) == 8 && H5Tget_sign(type) == H5T_SGN_NONE))
+    throw Error("the attribute " + printable(name) + " is not an integer of at most 64 bits (signed)");
+  require_scalar(a, name);
   long long v = 0;
   check(H5Aread(a, H5T_NATIVE_LLONG, &v), "reading attribute " + name);
   return v;

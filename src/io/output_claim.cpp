@@ -22,12 +22,6 @@ namespace {
 
 constexpr off_t kLockByte = off_t(1) << 62; // beyond any data an HDF5 file holds
 
-std::string folder_of(const std::string &path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 std::string why_errno(const char *what) { return std::string(what) + ": " + std::strerror(errno); }
 
 // Why an output path holding something other than a regular file is left alone.

@@ -13,6 +13,11 @@ namespace {
 
 constexpr hsize_t kAny = static_cast<hsize_t>(-1); // a dimension that may take any size
 
+// The element types of a run file's datasets, as mft writes them (a step
+// count is int64, every other number float64): anything else would be
+// converted on reading and the continued run would no longer be the same.
+enum class Stored { Float64, Int64 };
+
 struct Checker {
   hid_t file;
   std::string key, path;
@@ -20,15 +25,26 @@ struct Checker {
 
   [[noreturn]] void refuse(const std::string &why) const { throw InputError(key_error(key, path, why)); }
 
-  // The dataset at `name`: numeric (or of `type_class`), with `shape`
-  // (kAny: any size), and with `growing`, chunked and extensible along its
-  // first dimension as mft writes it.
+  // The group `name`, reached by hard links (a restart writes attributes
+  // into /config, /particles and /history).
+  void own_group(const std::string &name) const {
+    if (!h5::exists(file, name) || h5::object_type(file, name) != H5O_TYPE_GROUP) refuse("has no " + name + " group");
+    if (const std::string link = h5::non_hard_link(file, name); !link.empty())
+      refuse(link + "; a run file's objects must be its own (hard links)");
+  }
+
+  // The dataset at `name`: the file's own (hard links only, values stored
+  // in it), of the type `stored`, with `shape` (kAny: any size), and with
+  // `growing`, chunked and extensible along its first dimension as mft
+  // writes it.
   h5::DatasetInfo dataset(const std::string &name, const std::vector<hsize_t> &shape, bool growing,
-                          H5T_class_t type_class = H5T_NO_CLASS, const std::string &expected = "") const {
+                          Stored stored = Stored::Float64, const std::string &expected = "") const {
     const h5::DatasetInfo info = h5::describe(file, name);
     if (const std::string why = info.unreadable(name); !why.empty()) refuse(why);
-    if (type_class != H5T_NO_CLASS && info.type_class != type_class)
-      refuse(name + (type_class == H5T_INTEGER ? " is not integer" : " is not floating-point"));
+    if (!info.link.empty()) refuse(info.link + "; a run file's objects must be its own (hard links)");
+    if (stored == Stored::Float64 ? !info.float64 : !info.int64)
+      refuse(name + " is " + info.type_name + "; mft writes it as " + (stored == Stored::Float64 ? "float64" : "int64") +
+             " and reads it back only so (a converted value would not continue the same run)");
     bool fits = info.dims.size() == shape.size();
     for (size_t i = 0; fits && i < shape.size(); ++i) fits = shape[i] == kAny || shape[i] == info.dims[i];
     if (!fits) {
@@ -47,6 +63,11 @@ struct Checker {
       if (append && !info.filters.empty())
         refuse(name + " is stored through filters (" + info.filters +
                "); a restart appends to it as mft wrote it, without: h5repack -f NONE the file first");
+      // Parallel HDF5 cannot extend a dataset whose chunks are allocated
+      // incrementally (h5py's default): every write would fail.
+      if (append && !info.early_allocation)
+        refuse(name + " allocates its chunks incrementally (as h5py creates datasets); a restart extends it with "
+                      "parallel HDF5, which needs them allocated early, as mft creates them");
     }
     return info;
   }
@@ -69,10 +90,11 @@ struct Checker {
 };
 
 // /config rendered as INI text, as config_entries would render it.
-std::map<std::string, std::string> read_config_text(hid_t file) {
+std::map<std::string, std::string> read_config_text(hid_t file, const Checker &check) {
+  check.own_group("/config");
   h5::Handle group(H5Gopen2(file, "config", H5P_DEFAULT));
   std::map<std::string, std::string> out;
-  for (const std::string &name : h5::attribute_names(group)) {
+  for (const std::string &name : h5::attribute_names(group)) try {
     switch (h5::attribute_class(group, name)) {
     case h5::AttributeClass::String: out[name] = h5::read_string_attribute(group, name); break;
     case h5::AttributeClass::Integer:
@@ -81,10 +103,43 @@ std::map<std::string, std::string> read_config_text(hid_t file) {
     case h5::AttributeClass::Float:
       out[name] = to_string(ConfigValue(h5::read_float_attribute(group, name)));
       break;
-    default: break;
+    default: check.refuse("the attribute /config." + printable(name) + " is neither a string nor a number");
     }
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &e) {
+    check.refuse(std::string("/config: ") + e.what());
   }
   return out;
+}
+
+// The count attribute `name` of `group` (/particles.complete,
+// /history.complete): an integer of one value, at least `least`.
+long long complete_count(const Checker &check, hid_t group, const std::string &name, long long least) {
+  long long count = 0;
+  try {
+    count = h5::read_integer_attribute(group, "complete");
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &e) {
+    check.refuse(name + " is not one integer (" + e.what() + ")");
+  }
+  if (count < least)
+    check.refuse(least > 0 ? "has no complete particle snapshot (" + name + " = " + std::to_string(count) + ")"
+                           : name + " = " + std::to_string(count) + " is negative");
+  return count;
+}
+
+// Runs `check_file`, turning a failure of a reader inside it into a refusal
+// of the file `key = path` (InputError, exit 2) naming what failed.
+template <class Body> auto refusing(const std::string &key, const std::string &path, Body check_file) {
+  try {
+    return check_file();
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &e) {
+    throw InputError(key_error(key, path, e.what()));
+  }
 }
 
 } // namespace
@@ -99,9 +154,7 @@ Config check_header(hid_t file, const Checker &check, const std::string &path, b
                    h5::attribute_class(file, "format") == h5::AttributeClass::String &&
                    h5::read_string_attribute(file, "format") == "mft/1";
   if (!mft) check.refuse("not an mft/1 run file");
-  if (!h5::exists(file, "/config") || h5::object_type(file, "/config") != H5O_TYPE_GROUP)
-    check.refuse("has no /config group");
-  point.config = read_config_text(file);
+  point.config = read_config_text(file, check);
   Config c;
   try {
     c = config_from_text(point.config, path);
@@ -119,18 +172,18 @@ Config check_header(hid_t file, const Checker &check, const std::string &path, b
 // /data: the tokens and targets (and the held-out ones) of the file's sizes.
 void check_data(const Checker &check, const Config &c, RunFileSummary &point) {
   const auto d = static_cast<hsize_t>(c.model.d), d_out = static_cast<hsize_t>(c.readout.dim);
-  const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, H5T_NO_CLASS,
+  const auto tokens = check.dataset("/data/tokens", {kAny, kAny, d}, false, Stored::Float64,
                                     " for model.d = " + std::to_string(d));
   if (tokens.dims[0] == 0 || tokens.dims[1] == 0) check.refuse("/data/tokens is empty");
-  check.dataset("/data/targets", {tokens.dims[0], d_out}, false, H5T_NO_CLASS,
+  check.dataset("/data/targets", {tokens.dims[0], d_out}, false, Stored::Float64,
                 " for readout.dim = " + std::to_string(d_out));
   point.N = static_cast<long long>(tokens.dims[0]);
   point.n = static_cast<long long>(tokens.dims[1]);
   if (c.data.test_sequences > 0) {
     const auto Nt = static_cast<hsize_t>(c.data.test_sequences);
     const std::string held_out = " for data.test_sequences = " + std::to_string(Nt);
-    check.dataset("/data/test_tokens", {Nt, tokens.dims[1], d}, false, H5T_NO_CLASS, held_out);
-    check.dataset("/data/test_targets", {Nt, d_out}, false, H5T_NO_CLASS, held_out);
+    check.dataset("/data/test_tokens", {Nt, tokens.dims[1], d}, false, Stored::Float64, held_out);
+    check.dataset("/data/test_targets", {Nt, d_out}, false, Stored::Float64, held_out);
     point.N_test = c.data.test_sequences;
   }
 }
@@ -143,16 +196,18 @@ std::vector<hsize_t> matrix_shape(const ParticleSpecies &s, const ParticleMatrix
 
 // /particles: one growing dataset per matrix of every species of the
 // configuration, a row per snapshot; rows from /particles.complete on belong
-// to a snapshot that was never completed. The snapshots' steps and times.
-void check_particles(hid_t file, const Checker &check, const Particles &layout, bool training,
+// to a snapshot that was never completed. The snapshots' steps and times
+// (for a training run's file, tau = step x train.dtau exactly, as training
+// computes it: a file that says otherwise was changed).
+void check_particles(hid_t file, const Checker &check, const Config &c, const Particles &layout, bool training,
                      RunFileSummary &point) {
-  const auto steps = check.dataset("/particles/step", {kAny}, true, H5T_INTEGER);
-  const auto taus = check.dataset("/particles/tau", {kAny}, true, H5T_FLOAT);
+  const auto steps = check.dataset("/particles/step", {kAny}, true, Stored::Int64);
+  const auto taus = check.dataset("/particles/tau", {kAny}, true);
   std::vector<std::pair<std::string, h5::DatasetInfo>> matrices;
   for (const ParticleSpecies *s : layout.species())
     for (const ParticleMatrix &m : s->matrices()) {
       const std::string name = "/particles/" + m.name;
-      matrices.emplace_back(name, check.dataset(name, matrix_shape(*s, m), true, H5T_FLOAT,
+      matrices.emplace_back(name, check.dataset(name, matrix_shape(*s, m), true, Stored::Float64,
                                                 " for " + std::to_string(s->M) + " " + s->name() +
                                                     " per slice in model.slices = " + std::to_string(s->L) + ", each " +
                                                     m.name + " " + std::to_string(m.rows) + " x " +
@@ -161,9 +216,7 @@ void check_particles(hid_t file, const Checker &check, const Particles &layout, 
   h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
   long long complete = -1;
   if (H5Aexists(group, "complete") > 0) {
-    if (h5::attribute_class(group, "complete") != h5::AttributeClass::Integer)
-      check.refuse("the attribute /particles.complete is not an integer");
-    complete = h5::read_integer_attribute(group, "complete");
+    complete = complete_count(check, group, "/particles.complete", 1);
   } else if (training) {
     check.refuse("has no attribute /particles.complete");
   } else {
@@ -183,6 +236,10 @@ void check_particles(hid_t file, const Checker &check, const Particles &layout, 
   for (long long r = 0; r < complete; ++r) {
     if (!std::isfinite(tau_values[r]) || step_values[r] < 0 || (r > 0 && step_values[r] <= step_values[r - 1]))
       check.refuse("/particles/step and /particles/tau are not increasing steps and finite times");
+    if (training && tau_values[r] != step_values[r] * c.train.dtau)
+      check.refuse("/particles/tau of step " + to_string(ConfigValue(static_cast<long long>(step_values[r]))) +
+                   " is " + to_string(ConfigValue(tau_values[r])) + ", not step x train.dtau = " +
+                   to_string(ConfigValue(step_values[r] * c.train.dtau)));
     point.steps.push_back(static_cast<long long>(step_values[r]));
     point.taus.push_back(tau_values[r]);
   }
@@ -199,12 +256,12 @@ void check_optimizer_state(const Checker &check, const Config &c, const Particle
   const auto state_rows = [&](const h5::DatasetInfo &info, const std::string &name) {
     check.rows_at_least(info, name, point.snapshots, "complete snapshots" + for_method);
   };
-  if (state.counter) state_rows(check.dataset("/optimizer/t", {kAny}, true, H5T_INTEGER, for_method), "/optimizer/t");
+  if (state.counter) state_rows(check.dataset("/optimizer/t", {kAny}, true, Stored::Int64, for_method), "/optimizer/t");
   for (const std::string &array : state.arrays)
     for (const ParticleSpecies *s : layout.species())
       for (const ParticleMatrix &m : s->matrices()) {
         const std::string name = "/optimizer/" + array + "_" + m.name;
-        state_rows(check.dataset(name, matrix_shape(*s, m), true, H5T_FLOAT,
+        state_rows(check.dataset(name, matrix_shape(*s, m), true, Stored::Float64,
                                  " (like /particles/" + m.name + ")" + for_method),
                    name);
       }
@@ -215,16 +272,11 @@ void check_optimizer_state(const Checker &check, const Config &c, const Particle
 // length). Where the restart's history continues.
 void check_history(hid_t file, const Checker &check, const Config &c, RunFileSummary &point) {
   if (!h5::exists(file, "/history")) check.refuse("not a training run file (no /history)");
-  const auto hsteps = check.dataset("/history/step", {kAny}, true, H5T_INTEGER);
+  const auto hsteps = check.dataset("/history/step", {kAny}, true, Stored::Int64);
   h5::Handle history_group(H5Gopen2(file, "history", H5P_DEFAULT));
   const bool counted = H5Aexists(history_group, "complete") > 0;
   long long hrows = static_cast<long long>(hsteps.dims[0]);
-  if (counted) {
-    if (h5::attribute_class(history_group, "complete") != h5::AttributeClass::Integer)
-      check.refuse("the attribute /history.complete is not an integer");
-    hrows = h5::read_integer_attribute(history_group, "complete");
-    if (hrows < 0) check.refuse("/history.complete = " + std::to_string(hrows) + " is negative");
-  }
+  if (counted) hrows = complete_count(check, history_group, "/history.complete", 0);
   const std::string rows_of = "complete rows (/history.complete = " + std::to_string(hrows) + ")";
   check.rows_at_least(hsteps, "/history/step", hrows, rows_of);
   // Every column of history_columns.hpp that every run has, and those of
@@ -233,14 +285,19 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
     const std::string p = std::string("/history/") + column.name;
     if (p == "/history/step" || (column.present && !h5::exists(file, p))) continue;
     if (counted)
-      check.rows_at_least(check.dataset(p, {kAny}, true, H5T_FLOAT), p, hrows, rows_of);
+      check.rows_at_least(check.dataset(p, {kAny}, true), p, hrows, rows_of);
     else
-      check.dataset(p, {static_cast<hsize_t>(hrows)}, true, H5T_FLOAT, " (one per row of /history/step)");
+      check.dataset(p, {static_cast<hsize_t>(hrows)}, true, Stored::Float64, " (one per row of /history/step)");
   }
   std::vector<double> history = check.values("/history/step");
   history.resize(static_cast<size_t>(hrows));
   for (size_t i = 1; i < history.size(); ++i)
     if (history[i] <= history[i - 1]) check.refuse("/history/step is not increasing");
+  // A snapshot publishes the history rows up to its step with it: complete
+  // rows never pass the last complete snapshot.
+  if (counted && !history.empty() && static_cast<long long>(history.back()) > point.step)
+    check.refuse("/history reaches step " + std::to_string(static_cast<long long>(history.back())) +
+                 ", past the last complete snapshot (step " + std::to_string(point.step) + ")");
   const auto keep = std::count_if(history.begin(), history.end(),
                                   [&](double s) { return static_cast<long long>(s) <= point.step; });
   point.history_rows = keep;
@@ -256,39 +313,48 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
 } // namespace
 
 RunFileSummary inspect_run_file(const std::string &path, const std::string &key, bool training) {
-  h5::Handle file = h5::open_input(path, key);
-  const Checker check{file, key, path, training};
-  RunFileSummary point;
-  const Config c = check_header(file, check, path, training, point);
-  check_data(check, c, point);
-  const Particles layout = particle_layout(c.model, c.model.heads, 0, 0); // shapes only
-  check_particles(file, check, layout, training, point);
-  if (!training) return point;
-  check_optimizer_state(check, c, layout, point);
-  check_history(file, check, c, point);
-  return point;
+  return refusing(key, path, [&] {
+    h5::Handle file = h5::open_input(path, key);
+    const Checker check{file, key, path, training};
+    RunFileSummary point;
+    const Config c = check_header(file, check, path, training, point);
+    check_data(check, c, point);
+    const Particles layout = particle_layout(c.model, c.model.heads, 0, 0); // shapes only
+    check_particles(file, check, c, layout, training, point);
+    if (!training) return point;
+    check_optimizer_state(check, c, layout, point);
+    check_history(file, check, c, point);
+    return point;
+  });
 }
 
-long long inspect_particle_file(const std::string &path, const std::string &key, const Particles &layout,
-                                long long snapshot) {
+namespace {
+
+long long particle_file_row(const std::string &path, const std::string &key, const Particles &layout,
+                            long long snapshot) {
   h5::Handle file = h5::open_input(path, key);
   const Checker check{file, key, path, false};
-  if (!h5::exists(file, "/particles") || h5::object_type(file, "/particles") != H5O_TYPE_GROUP)
-    check.refuse("has no /particles group");
+  check.own_group("/particles");
   long long rows = -1; // the snapshots every matrix holds
   for (const ParticleSpecies *s : layout.species())
     for (const ParticleMatrix &m : s->matrices()) {
       const h5::DatasetInfo info =
-          check.dataset("/particles/" + m.name, matrix_shape(*s, m), false, H5T_FLOAT,
+          check.dataset("/particles/" + m.name, matrix_shape(*s, m), false, Stored::Float64,
                         " for " + std::to_string(s->M) + " " + s->name() + " per slice in model.slices = " +
                             std::to_string(s->L) + ", each " + m.name + " " + std::to_string(m.rows) + " x " +
                             std::to_string(m.cols));
       rows = rows < 0 ? static_cast<long long>(info.dims[0]) : std::min(rows, static_cast<long long>(info.dims[0]));
     }
-  // A run file's rows from /particles.complete on are not complete.
+  // A run file's rows from /particles.complete on are not complete; it
+  // counts no more rows than every matrix has.
   h5::Handle group(H5Gopen2(file, "particles", H5P_DEFAULT));
-  if (H5Aexists(group, "complete") > 0 && h5::attribute_class(group, "complete") == h5::AttributeClass::Integer)
-    rows = std::min(rows, h5::read_integer_attribute(group, "complete"));
+  if (H5Aexists(group, "complete") > 0) {
+    const long long complete = complete_count(check, group, "/particles.complete", 1);
+    if (complete > rows)
+      check.refuse("/particles.complete = " + std::to_string(complete) + " counts more snapshots than the " +
+                   std::to_string(rows) + " rows of its matrices");
+    rows = complete;
+  }
   if (rows < 1) check.refuse("has no complete particle snapshot");
   const long long row = snapshot < 0 ? rows + snapshot : snapshot;
   if (row < 0 || row >= rows)
@@ -297,7 +363,7 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
   return row;
 }
 
-void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
+void adopt_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
   h5::Handle file = h5::open_input(path, key);
   const ModelConfig defaults;
   const auto adopt = [](long long &value, long long fallback, hsize_t from_file) {
@@ -314,13 +380,14 @@ void resolve_particle_file_shapes(const std::string &path, const std::string &ke
   adopt(model.mlp_width, defaults.mlp_width, w1.dims[3]);
 }
 
-TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
-                        TokenData *test) {
+TokenData run_data(const std::string &path, const std::string &key, long long d, long long d_out,
+                   TokenData *test) {
   h5::Handle file = h5::open_input(path, key);
   const Checker check{file, key, path};
   const auto read = [&](const char *tokens, const char *targets) {
     TokenData data;
     const auto shape = check.dataset(tokens, {kAny, kAny, static_cast<hsize_t>(d)}, false);
+    check.dataset(targets, {shape.dims[0], static_cast<hsize_t>(d_out)}, false);
     data.N = static_cast<long long>(shape.dims[0]);
     data.n = static_cast<long long>(shape.dims[1]);
     data.d = d;
@@ -336,6 +403,22 @@ TokenData read_run_data(const std::string &path, const std::string &key, long lo
     *test = h5::exists(file, "/data/test_tokens") ? read("/data/test_tokens", "/data/test_targets")
                                                    : TokenData{0, data.n, d, d_out, {}, {}};
   return data;
+}
+
+} // namespace
+
+long long inspect_particle_file(const std::string &path, const std::string &key, const Particles &layout,
+                                long long snapshot) {
+  return refusing(key, path, [&] { return particle_file_row(path, key, layout, snapshot); });
+}
+
+void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
+  refusing(key, path, [&] { adopt_particle_file_shapes(path, key, model); });
+}
+
+TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
+                        TokenData *test) {
+  return refusing(key, path, [&] { return run_data(path, key, d, d_out, test); });
 }
 
 } // namespace mft

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import h5py
 import numpy as np
 
+import hostile_files
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV_DEFAULTS = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -194,6 +196,7 @@ def make_fixtures(fx):
         f.write(b"[model]\nheads = 4\0junk\n")
     with open(p("big.ini"), "wb") as f:
         f.write(b"# " + b"x" * (1 << 20) + b"\n[model]\nheads = 4\n")
+    hostile_files.make_corpus(fx)
 
 
 def make_special_files(sp):
@@ -505,7 +508,7 @@ def make_cases(fx, sp):
         cases.append(Case(f"restart other heads [{ranks} ranks]",
                           ["train", "--model.heads", "6", *SHAPE, "--train.steps", "6",
                            "--restart", p("good.h5")], ("model.heads",), (ranks,)))
-    return cases
+    return cases + hostile_files.cases(fx, Case, RUN, SHAPE)
 
 
 # ---------------------------------------------------------------- checks

@@ -8,6 +8,11 @@
 
 namespace mft {
 
+// The folder of a path ("." for a bare name, "/" for a file at the root)
+// and its last component.
+std::string folder_of(const std::string &path);
+std::string base_name(const std::string &path);
+
 // "a FIFO", "a folder", "a character device", ... for a stat st_mode.
 std::string file_kind(mode_t mode);
 

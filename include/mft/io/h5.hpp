@@ -51,23 +51,37 @@ void silence_errors();
 Handle open_input(const std::string &path, const std::string &key);
 bool exists(hid_t file, const std::string &path);
 
-// What an input file holds at `path`, found without failing: whether it is
-// a dataset, its type class, shape, maximum shape and layout.
+// What an input file holds at `path`, found without reading its values and
+// without failing: whether it is a dataset, how it is reached (hard links
+// only, or which link is not), its element type, shape, maximum shape,
+// layout and where its values are stored. An untrusted file is judged on
+// these before anything is read (HDF5's own advice: check the link class,
+// datatype and dataspace first).
 struct DatasetInfo {
   bool exists = false;     // a link of that name
   bool is_dataset = false; // and it names a dataset (not a group)
+  // The first component of the path that is not a hard link, described
+  // ("/particles is an external link to b.h5:/particles"); "" when the
+  // object is the file's own.
+  std::string link;
   H5T_class_t type_class = H5T_NO_CLASS;
+  std::string type_name;     // "float64", "float32 (big-endian)", "int32", "uint64", "string", ...
+  bool float64 = false;      // IEEE binary64 (either byte order: read exactly)
+  bool int64 = false;        // a signed 64-bit integer (either byte order)
+  bool convertible = false;  // numbers a float64 holds: a float or an integer of at most 8 bytes
   std::vector<hsize_t> dims, maxdims;
   bool chunked = false;
-  std::string filters; // its filter pipeline ("deflate, shuffle"), "" for none
-  // Data kept outside the file in something other than a regular file
-  // (external raw storage, a virtual dataset's source): where, or "".
+  bool early_allocation = false; // its chunks are allocated when it grows (as mft creates them)
+  std::string filters;           // its filter pipeline ("deflate, shuffle"), "" for none
+  // Values kept outside the file (external raw storage, a virtual
+  // dataset's sources), described; "" when they are stored in the file.
   std::string outside;
   bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
   // "(3, 4, 8)"
   std::string shape_text() const;
   // Why the object `name` cannot be read as numbers ("has no NAME", "NAME is
-  // not a dataset", "NAME is not numeric"); "" when it can.
+  // not a dataset", "NAME is a string", "NAME keeps its data in F ..."); ""
+  // when it can. Links are the caller's to judge (a run file allows none).
   std::string unreadable(const std::string &name) const;
 };
 DatasetInfo describe(hid_t file, const std::string &path);
@@ -79,7 +93,14 @@ std::vector<hsize_t> dataset_shape(hid_t file, const std::string &path);
 // Reads a whole dataset as float64 (HDF5 converts integer or float32 data).
 std::vector<double> read_doubles(hid_t file, const std::string &path);
 
-// Attributes, read back by their stored class.
+// The first component of `path` that is not a hard link, described; "" when
+// every one is (the object is the file's own, not another file's or place's).
+std::string non_hard_link(hid_t file, const std::string &path);
+
+// Attributes, read back by their stored class. The readers of one value
+// (string, integer) refuse an attribute that is not a scalar, and the
+// integer reader one that is not an integer of at most 8 bytes: Error
+// naming the attribute, never a read past one value.
 enum class AttributeClass { String, Integer, Float, Other };
 AttributeClass attribute_class(hid_t obj, const std::string &name);
 std::string read_string_attribute(hid_t obj, const std::string &name);
