@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <new>
+#include <string>
 #include <unistd.h>
 
 // cpu_features.cpp: the features the start-up check tests (cpu_check.cpp).
@@ -117,6 +119,9 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // First of all: a stop asked for while MPI and PETSc start is remembered
+  // and ends the set-up in one line (exit 75), never a kill.
+  mft::install_stop_handlers();
   const mft::SplitArguments split = mft::split_arguments(argc, argv);
   mft::PetscSession session(&argc, &argv, split.petsc);
   int rank = 0;
@@ -124,10 +129,19 @@ int main(int argc, char **argv) {
   try {
     session.check();
     return run(argc, argv, split.mft, rank);
+  } catch (const mft::StoppedAtStartup &e) {
+    if (rank == 0) std::cerr << "mft: " << e.what() << std::endl;
+    return mft::kExitStopped;
   } catch (const mft::Error &e) {
     // mft's errors are raised on every rank alike: report once, exit cleanly.
     if (rank == 0) std::cerr << "mft: error: " << e.what() << std::endl;
     return e.exit_code();
+  } catch (const std::bad_alloc &) {
+    // One rank short of memory while the others may wait in a collective
+    // call: the whole job ends, in one line.
+    mft::abort_job("rank " + std::to_string(rank) +
+                   " could not allocate memory (the node's memory, a Slurm allocation or ulimit -v ran out); "
+                   "run.max_memory bounds what the run may plan for");
   } catch (const std::exception &e) {
     std::cerr << "mft: internal error on rank " << rank << ": " << e.what() << std::endl;
     MPI_Abort(MPI_COMM_WORLD, 3);

@@ -127,7 +127,8 @@ TEST(Config, IniFileIsCheckedWholeWithFileAndLine) {
 // never end, and list entries that are not there are all refused.
 TEST(Config, IniFileAndValuesCannotHideOrBlock) {
   const std::string nul = temp_ini(std::string("[model]\nheads = 4\0junk\n", 23));
-  EXPECT_EQ(error_of({"--config", nul}), "--config = " + nul + ": line 2: a NUL byte: heads = 4\\x00junk");
+  // Not text: nothing of it is shown (it may be /proc/self/environ).
+  EXPECT_EQ(error_of({"--config", nul}), "--config = " + nul + ": line 2: a NUL byte; not an INI text file");
   EXPECT_EQ(error_of({"--config", "/dev/zero"}), "--config = /dev/zero: is a character device, not a regular file");
   const std::string fifo = ::testing::TempDir() + "mft-config-fifo";
   std::remove(fifo.c_str());
@@ -138,14 +139,40 @@ TEST(Config, IniFileAndValuesCannotHideOrBlock) {
   EXPECT_NE(error_of({"--readout.weights", "1,0,0,0,0,0,0,0,"}).find("empty list entry"), std::string::npos);
   EXPECT_NE(error_of({"--readout.weights", ",1,0,0,0,0,0,0,0"}).find("empty list entry"), std::string::npos);
   EXPECT_EQ(error_of({"--output.file", "--train.steps", "2"}),
-            "output.file = '': needs a value (--train.steps follows it, an option)");
+            "output.file = '': needs a value (--train.steps follows it, an option); a value that starts with '-' "
+            "is written --output.file=VALUE");
   for (const std::string &f : {nul, fifo, big}) std::remove(f.c_str());
+}
+
+// INI files as editors and users write them, and numbers at the ends of
+// their types.
+TEST(Config, IniAndNumbersAtTheirEdges) {
+  const std::string edited = temp_ini("\xEF\xBB\xBF[model]\nheads = 4 ; per slice\n[output]\nfile = run#1.h5\n"
+                                      "log = a;b.jsonl # the log\n[init]\nsigma_v = 1e-310\n");
+  const mft::Config c = mft::parse_config({"--config", edited});
+  EXPECT_EQ(c.model.heads, 4);
+  EXPECT_EQ(c.output.file, "run#1.h5"); // '#' inside a value is the value's
+  EXPECT_EQ(c.output.log, "a;b.jsonl");
+  EXPECT_EQ(c.init.sigma_v, 1e-310); // subnormal: a number
+  const std::string empty = temp_ini("[model]\nheads = 4\n[modle]\n[data]\nsequences = 9\n");
+  EXPECT_EQ(error_of({"--config", empty}), "--config = " + empty + ": line 3: the section [modle] has no keys");
+  const std::string long_line = temp_ini("[model]\nheads 4 " + std::string(200, 'y') + "\n");
+  EXPECT_LT(error_of({"--config", long_line}).size(), long_line.size() + 150); // a bounded excerpt
+  EXPECT_NE(error_of({"--model.heads", "9223372036854775808"}).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of({"--init.sigma_v", "1e-400"}).find("smallest double"), std::string::npos);
+  EXPECT_NE(error_of({"--init.sigma_v", "1e400"}).find("largest double"), std::string::npos);
+  EXPECT_NE(error_of({"--data.file", "x.h5"}).find("read only by data.task file"), std::string::npos);
+  EXPECT_NE(error_of({"--readout.kind", "query", "--readout.weights", "1,1,1,1,1,1,1,1"}).find("read only by"),
+            std::string::npos);
+  // The rows e_c a stored configuration holds for a coordinate readout pass.
+  EXPECT_EQ(error_of({"--readout.kind", "query", "--readout.weights", "0,0,0,0,0,0,0,1"}), "");
+  for (const std::string &f : {edited, empty, long_line}) std::remove(f.c_str());
 }
 
 TEST(Config, OneErrorFormEverywhere) {
   EXPECT_EQ(error_of({"--model.hedas", "3"}).rfind("model.hedas = 3: unknown key", 0), 0u);
   EXPECT_EQ(error_of({"--model.heads", "2", "--model.heads", "3"}).rfind("model.heads = 3: given more than once", 0), 0u);
-  EXPECT_EQ(error_of({"--model.heads"}), "model.heads = '': needs a value");
+  EXPECT_EQ(error_of({"--model.heads"}).rfind("model.heads = '': needs a value;", 0), 0u);
   EXPECT_EQ(error_of({"stray"}).rfind("argument = stray: ", 0), 0u);
   EXPECT_EQ(error_of({"--output.overwrite", "yes"}), "output.overwrite = yes: must be true or false");
   EXPECT_EQ(error_of({"--run.max_memory", "3X"}).rfind("run.max_memory = 3X: ", 0), 0u);

@@ -131,6 +131,23 @@ void validate_sizes(const Config &c) {
                                "fewer than the " + groups));
 }
 
+void refuse_unread_keys(const Config &c) {
+  if (!c.data.file.empty() && !has_trait(task_entries(), c.data.task, kReadsFile))
+    throw InputError(key_error("data.file", c.data.file,
+                               "read only by data.task " + entries_with(task_entries(), kReadsFile) +
+                                   ", not data.task = " + c.data.task));
+  // Weights that a coordinate readout would ignore (the rows e_c.. it reads
+  // pass: a stored configuration holds them).
+  Config rows = c;
+  rows.readout.weights.clear();
+  if (!has_trait(readout_entries(), c.readout.kind, kWeighted) && !c.readout.weights.empty() &&
+      c.readout.weights != rows.readout_weights())
+    throw InputError(key_error("readout.weights", to_string(c.readout.weights),
+                               "read only by a readout of W times the tokens (readout.kind " +
+                                   entries_with(readout_entries(), kWeighted) + "); readout.kind = " +
+                                   c.readout.kind + " reads the coordinates from readout.coord"));
+}
+
 void validate_keys(const Config &c) {
   const auto d_out = c.readout.dim;
   if (has_trait(loss_entries(), c.loss.kind, kClassifies) && d_out < 2)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,8 +22,11 @@ long long parse_integer(const std::string &key, const std::string &text) {
   char *end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   // The whole text, a NUL inside it included, must be the number.
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+  if (text.empty() || end != text.c_str() + text.size())
     throw InputError(key_error(key, text, "not an integer"));
+  if (errno == ERANGE)
+    throw InputError(key_error(key, text, "out of range: an integer must lie in [" + std::to_string(LLONG_MIN) + ", " +
+                                              std::to_string(LLONG_MAX) + "]"));
   return v;
 }
 
@@ -50,8 +54,13 @@ double parse_real(const std::string &key, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-    throw InputError(key_error(key, text, "not a finite number"));
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+    throw InputError(key_error(key, text, errno == ERANGE ? "beyond the largest double (about 1.8e308)"
+                                                          : "not a finite number"));
+  // strtod says ERANGE for a subnormal result too: a number all the same,
+  // unless it rounded to zero.
+  if (errno == ERANGE && v == 0)
+    throw InputError(key_error(key, text, "below the smallest double (about 4.9e-324): it would read as 0"));
   return v;
 }
 
@@ -261,7 +270,8 @@ const std::vector<Key> &key_table() {
            "std of the entries of the MLP's W2 at initialisation"),
       add_key("init.file", &C::init, &InitConfig::file, {any_text},
               "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
-              "/particles/Q, K, V[, W1, W2] shaped (snapshots, L, M, rows, cols) like a run's) instead of "
+              "/particles/Q, K, V[, W1, W2] float64, its own (hard links), shaped (snapshots, L, M, rows, "
+              "cols) like a run's) instead of "
               "drawn ones; model.slices, heads, head_dim, mlp_particles and mlp_width left at their "
               "defaults are the file's; empty: drawn from init.seed")
           .added_to_format(),
@@ -359,7 +369,9 @@ const std::vector<Key> &key_table() {
            "true: replace an existing output.file; false: refuse it").restartable(),
       add_key("output.log", &C::output, &OutputConfig::log, {any_text},
            "mft train: progress as JSON lines in this file, appended (start, a row per progress "
-           "line, end); empty: none").restartable().added_to_format(),
+           "line, end); a restart's lies beside its run file unless given; empty: none")
+          .restartable()
+          .added_to_format(),
       add_key("parallel.sequence_groups", &C::parallel, &ParallelConfig::sequence_groups, {positive},
            "sequence groups P_s of the process grid (ranks = P_h x P_s): each group holds N / P_s "
            "sequences, its P_h ranks split the heads; must divide the rank count").restartable().added_to_format(),

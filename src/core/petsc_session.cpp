@@ -4,6 +4,7 @@
 #include "mft/core/input_file.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <mpi.h>
@@ -117,19 +118,32 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   pointers_.push_back(nullptr);
   int pargc = static_cast<int>(storage_.size());
   char **pargv = pointers_.data();
-  PetscErrorCode ierr = PetscInitialize(&pargc, &pargv, nullptr, help);
-  if (ierr) {
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  // mft's handler before PetscInitialize: an options file PETSc cannot
+  // parse is then one of mft's lines, not PETSc's error stack. PETSc finds
+  // it on rank 0 alone while the others wait for the options it sends, so
+  // that rank ends the job (exit 2, the code of bad input).
+  PetscPushErrorHandler(keep_message, nullptr);
+  if (PetscInitialize(&pargc, &pargv, nullptr, help)) {
+    std::string files;
+    for (size_t i = 0; i + 1 < petsc_args.size(); ++i)
+      if (petsc_args[i] == "-options_file") files += (files.empty() ? "" : ", ") + petsc_args[i + 1];
+    std::string why = g_petsc_message.empty() ? std::string("PETSc could not start") : g_petsc_message;
+    for (char &c : why)
+      if (c == '\n') c = ' ';
+    if (why.size() > 160) why = why.substr(0, 160) + "..."; // it may quote the file: a bounded excerpt
+    const std::string line = files.empty() ? key_error("PETSc", "", why)
+                                           : key_error("-options_file", files, "PETSc cannot read it: " + why);
+    std::fprintf(stderr, "mft: error: %s\n", line.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
   }
   petsc_ = true;
-  PetscPushErrorHandler(keep_message, nullptr);
 }
 
 PetscSession::~PetscSession() {
-  if (petsc_) {
-    PetscPopErrorHandler();
-    PetscFinalize();
-  }
+  // The error handler stays: pushed before PetscInitialize, it was allocated
+  // outside PETSc's tracking allocator (-malloc_debug), which must not free it.
+  if (petsc_) PetscFinalize();
   MPI_Finalize();
 }
 

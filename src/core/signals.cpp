@@ -1,13 +1,22 @@
 #include "mft/core/signals.hpp"
 
 #include <csignal>
+#include <string>
 
 namespace mft {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_starting = 1; // until a command's set-up ends
 
 extern "C" void remember_signal(int signal) {
+  // A second stop during start-up (MPI or a file system hanging there)
+  // ends the process as the signal would: start-up has nothing to save.
+  if (g_signal && g_starting) {
+    std::signal(signal, SIG_DFL); // async-signal-safe, as is raise
+    std::raise(signal);
+    return;
+  }
   if (!g_signal) g_signal = signal; // async-signal-safe: a flag, nothing else
 }
 
@@ -24,7 +33,22 @@ void install_stop_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
 }
 
+void restore_default_stop_handlers() {
+  for (int s : {SIGTERM, SIGINT, SIGUSR1}) std::signal(s, SIG_DFL);
+}
+
 int stop_signal() { return static_cast<int>(g_signal); }
+
+StoppedAtStartup::StoppedAtStartup(int signal)
+    : std::runtime_error(std::string("stopped by ") + signal_name(signal) +
+                         " during start-up, before anything was computed or written") {}
+
+void end_startup_if_stopped(MPI_Comm comm) {
+  g_starting = 0;
+  int signal = stop_signal();
+  MPI_Allreduce(MPI_IN_PLACE, &signal, 1, MPI_INT, MPI_MAX, comm);
+  if (signal) throw StoppedAtStartup(signal);
+}
 
 const char *signal_name(int signal) {
   switch (signal) {

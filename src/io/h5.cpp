@@ -24,7 +24,7 @@ std::string failure(const std::string &what) {
   H5Eclear2(H5E_DEFAULT);
   for (char &c : why)
     if (c == '\n') c = ' ';
-  return "HDF5: " + what + " failed" + (why.empty() ? "" : " (" + printable(why) + ")");
+  return "HDF5: " + printable(what) + " failed" + (why.empty() ? "" : " (" + printable(why) + ")");
 }
 
 std::string object_name(hid_t object) {

@@ -153,7 +153,24 @@ void check_writable_folder(const std::string &key, const std::string &path) {
     throw InputError(key_error(key, path, "its folder " + folder + " does not exist"));
   if (access(folder.c_str(), W_OK | X_OK) != 0)
     throw InputError(key_error(key, path, why_errno(("cannot write in the folder " + folder).c_str())));
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(key_error(key, path, "is a folder"));
+  } else if (errno != ENOENT) { // a name too long, a component that is not a folder
+    throw InputError(key_error(key, path, why_errno("cannot use this name")));
+  }
+}
+
+void check_appended_output(const std::string &key, const std::string &path, const InputFiles &files) {
+  for (const auto &[file_key, file] : files)
+    if (!file.empty() && (path == file || same_file(path, file)))
+      throw InputError(key_error(key, path, "is also this run's " + file_key + "; the log is a text file of its own"));
+  check_writable_folder(key, path);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return;
+  if (!S_ISREG(st.st_mode))
+    throw InputError(key_error(key, path, "is " + file_kind(st.st_mode) +
+                                              ", not a regular file; mft appends only to a regular file or a new one"));
+  if (access(path.c_str(), W_OK) != 0) throw InputError(key_error(key, path, why_errno("cannot write it")));
 }
 
 void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs,
@@ -193,6 +210,15 @@ WriterLock &WriterLock::operator=(WriterLock &&o) noexcept {
 void WriterLock::release() {
   if (fd_ >= 0) close(fd_); // closing the last descriptor drops the OFD lock
   fd_ = -1;
+}
+
+std::string WriterLock::gone_from(const std::string &path) const {
+  struct stat mine {}, there {};
+  if (fd_ < 0 || fstat(fd_, &mine) != 0) return "";
+  if (mine.st_nlink == 0) return "was removed (or its folder) while the run wrote it";
+  if (stat(path.c_str(), &there) != 0 || there.st_dev != mine.st_dev || there.st_ino != mine.st_ino)
+    return "was moved or replaced while the run wrote it";
+  return "";
 }
 
 std::string PendingOutput::partial_path(const std::string &path) {

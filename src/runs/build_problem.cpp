@@ -2,6 +2,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/core/petsc_session.hpp"
+#include "mft/core/signals.hpp"
 #include "mft/tasks/data.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/runs/run_file.hpp"
@@ -41,6 +42,7 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     // Given particles decide the architecture's sizes left at their defaults.
     if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c.model);
     validate_sizes(c);
+    if (!stored) refuse_unread_keys(c);
     check_task(c);
     // Given particles: the file's snapshot, checked against the run's shapes
     // (a restart or mft ntk --from takes its own file's instead).
@@ -118,9 +120,10 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
   return problem;
 }
 
-bool end_of_setup(const Config &config, const RunInfo &info, const std::string &command, const std::string &header,
-                  bool dry_run, std::ostream *out) {
+bool end_of_setup(MPI_Comm comm, const Config &config, const RunInfo &info, const std::string &command,
+                  const std::string &header, bool dry_run, std::ostream *out) {
   refuse_unused_petsc_options(command, info.petsc_options);
+  end_startup_if_stopped(comm);
   if (!dry_run) return false;
   if (out) {
     *out << "# mft " << command << " --dry-run: nothing computed or written. The resolved configuration\n"

@@ -76,9 +76,10 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
     const bool takes_value = is_config_key(name) || (is_option(name) && !is_flag(name));
     if (takes_value && (i + 1 == args.size() || args[i + 1].rfind("--", 0) == 0))
       throw InputError(key_error(display_name(args[i]), "",
-                                 i + 1 == args.size() ? "needs a value"
-                                                      : "needs a value (" + printable(args[i + 1]) +
-                                                            " follows it, an option)"));
+                                 (i + 1 == args.size() ? "needs a value"
+                                                       : "needs a value (" + printable(args[i + 1]) +
+                                                             " follows it, an option)") +
+                                     "; a value that starts with '-' is written " + printable(args[i]) + "=VALUE"));
   }
 
   po::variables_map vm;

@@ -3,6 +3,7 @@
 #include "mft/core/error.hpp"
 #include "mft/runs/build_problem.hpp"
 #include "mft/train/objective.hpp"
+#include "mft/core/signals.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,11 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
     header << line << "model: " << describe_variant(config, problem) << "\n"
            << "memory: " << memory.summary() << "\n";
   }
-  if (end_of_setup(config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
+  if (end_of_setup(comm, config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
+  // No clean stop past the set-up: a signal ends the command as it always
+  // did (its file is written once, at the end, under a hidden name).
+  restore_default_stop_handlers();
+  end_startup_if_stopped(comm);
   if (out) *out << header.str() << std::flush;
 
   // This group's block of sequences; the predictions of all N.

@@ -6,11 +6,14 @@
 #include "mft/train/optimizer.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
+#include <tuple>
 
 namespace mft {
 namespace {
@@ -88,7 +91,62 @@ std::string MemoryEstimate::summary() const {
   return s;
 }
 
+namespace {
+
+// Kept free under an address-space limit for what the estimate does not
+// count: OpenBLAS's buffers (tens of MiB per thread, mapped at the first
+// product), PETSc's and HDF5's working memory, malloc's arenas. OpenBLAS
+// retries a failed mapping for ever, so running short here is a hang.
+constexpr long double kAddressReserve = 256.0L * 1048576.0L;
+
+// A kB line of /proc/self/status ("VmSize:"), in bytes; 0 when absent.
+long double own_status_bytes(const std::string &field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field, 0) == 0) return std::strtold(line.c_str() + field.size(), nullptr) * 1024;
+  return 0;
+}
+
+// What the process's limits (ulimit -v: RLIMIT_AS, ulimit -d: RLIMIT_DATA)
+// still allow it to map, less the reserve; 0 and "" when unlimited.
+std::pair<long double, std::string> address_space_left() {
+  std::pair<long double, std::string> tightest{0.0L, ""};
+  for (const auto &[resource, field, name] : {std::tuple{RLIMIT_AS, "VmSize:", "ulimit -v (RLIMIT_AS)"},
+                                              std::tuple{RLIMIT_DATA, "VmData:", "ulimit -d (RLIMIT_DATA)"}}) {
+    struct rlimit rl {};
+    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) continue;
+    const long double cap = static_cast<long double>(rl.rlim_cur), used = own_status_bytes(field);
+    const long double left = std::max(1.0L, cap - used - kAddressReserve);
+    if (tightest.first == 0 || left < tightest.first)
+      tightest = {left, std::string(name) + " " + format_bytes(cap) + ", of which " + format_bytes(used) +
+                            " mapped at start-up and " + format_bytes(kAddressReserve) + " kept for libraries"};
+  }
+  return tightest;
+}
+
+MemoryLimit node_memory_limit(MPI_Comm comm, const Config &c);
+
+} // namespace
+
 MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
+  MemoryLimit limit = node_memory_limit(comm, c);
+  // The process's own limits bound a rank whatever the node has; every rank
+  // takes the tightest (an unlimited rank offers the largest double).
+  const auto [left, why] = address_space_left();
+  const double mine = left > 0 ? static_cast<double>(left) : DBL_MAX;
+  double tightest = mine;
+  MPI_Allreduce(&mine, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
+  if (tightest < DBL_MAX && (limit.bytes <= 0 || tightest < limit.bytes)) {
+    limit.bytes = tightest;
+    limit.from = mine == tightest ? why : "the address-space limit of another rank";
+  }
+  return limit;
+}
+
+namespace {
+
+// The node's memory (or run.max_memory, or Slurm's allocation) a rank may use.
+MemoryLimit node_memory_limit(MPI_Comm comm, const Config &c) {
   MemoryLimit limit;
   if (c.run.max_memory > 0) {
     limit.bytes = c.run.max_memory;
@@ -127,6 +185,8 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
   }
   return limit;
 }
+
+} // namespace
 
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
                                int head_ranks, int groups, Job job, const std::string &data_key,

@@ -3,6 +3,7 @@
 #include "mft/core/error.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/runs/build_problem.hpp"
+#include "mft/core/signals.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -132,7 +133,11 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
                 from ? (" | " + options.from + " step " + std::to_string(snapshot.step)).c_str() : " | initial particles");
   const std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
                              "memory: " + memory.summary() + "\n";
-  if (end_of_setup(config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};
+  if (end_of_setup(comm, config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};
+  // No clean stop past the set-up: a signal ends the command as it always
+  // did (its file is written once, at the end, under a hidden name).
+  restore_default_stop_handlers();
+  end_startup_if_stopped(comm);
 
   NtkRunResult result;
   result.spectrum = ntk_spectrum(problem, config.ntk.part);

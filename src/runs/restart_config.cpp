@@ -2,6 +2,7 @@
 #include "mft/runs/restart_config.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/input_file.hpp"
 
 #include <map>
 #include <sys/stat.h>
@@ -50,6 +51,12 @@ Config restart_configuration(MPI_Comm comm, const Config &given_config, const st
                                        " = " + shown(theirs) + "; a restart takes its keys from the file and "
                                        "may change only " + may_change_list() +
                                        " (start a new run to change " + key + ")"));
+    }
+    // A received file must not choose where its restart writes: unless
+    // given, the log keeps its name but lies beside the run file written.
+    if (!given.count("output.log") && !config.output.log.empty()) {
+      const std::string folder = folder_of(given.count("output.file") ? config.output.file : restart);
+      config.output.log = (folder == "." ? "" : folder + "/") + base_name(config.output.log);
     }
   });
   return config;

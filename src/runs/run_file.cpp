@@ -108,13 +108,17 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   return info;
 }
 
-void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,
-                        const std::string &instead) {
-  if (rank_of(comm) != 0) return;
+InputFiles run_inputs(const Config &config, const RunInfo &info, InputFiles inputs) {
   inputs.push_back({"--config", info.config_file});
   for (const auto &input : task_inputs(config)) inputs.push_back(input);
   if (!config.init.file.empty()) inputs.push_back({"init.file", config.init.file});
-  check_new_output(config.output.file, config.output.overwrite, inputs, instead);
+  return inputs;
+}
+
+void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,
+                        const std::string &instead) {
+  if (rank_of(comm) != 0) return;
+  check_new_output(config.output.file, config.output.overwrite, run_inputs(config, info, std::move(inputs)), instead);
 }
 
 void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
@@ -470,6 +474,13 @@ void RunFile::close() {
   unwatch_mpi_file(watched_);
   release_reservation();
   publish();
+  // A file removed under the run (its folder deleted) takes every write
+  // without an error; the run must not say it wrote it.
+  collectively(comm_, [&] {
+    if (rank_of(comm_) != 0) return;
+    const std::string gone = (lock_.fd() >= 0 ? lock_ : output_.lock()).gone_from(path_);
+    if (!gone.empty()) throw Error(key_error(key_, path_, gone + "; what it wrote is lost"));
+  });
   lock_.release();
   output_.lock().release();
 }

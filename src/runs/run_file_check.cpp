@@ -94,7 +94,9 @@ std::map<std::string, std::string> read_config_text(hid_t file, const Checker &c
   check.own_group("/config");
   h5::Handle group(H5Gopen2(file, "config", H5P_DEFAULT));
   std::map<std::string, std::string> out;
+  // Only the keys are read; other attributes there are left alone.
   for (const std::string &name : h5::attribute_names(group)) try {
+    if (!is_config_key(name)) continue;
     switch (h5::attribute_class(group, name)) {
     case h5::AttributeClass::String: out[name] = h5::read_string_attribute(group, name); break;
     case h5::AttributeClass::Integer:
@@ -293,11 +295,6 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   history.resize(static_cast<size_t>(hrows));
   for (size_t i = 1; i < history.size(); ++i)
     if (history[i] <= history[i - 1]) check.refuse("/history/step is not increasing");
-  // A snapshot publishes the history rows up to its step with it: complete
-  // rows never pass the last complete snapshot.
-  if (counted && !history.empty() && static_cast<long long>(history.back()) > point.step)
-    check.refuse("/history reaches step " + std::to_string(static_cast<long long>(history.back())) +
-                 ", past the last complete snapshot (step " + std::to_string(point.step) + ")");
   const auto keep = std::count_if(history.begin(), history.end(),
                                   [&](double s) { return static_cast<long long>(s) <= point.step; });
   point.history_rows = keep;

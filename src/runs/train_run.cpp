@@ -270,7 +270,10 @@ TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info
   start.output = restart.empty() || start.copy ? config.output.file : restart;
   collectively(comm, [&] {
     if (!restart.empty()) check_restart_config(config, start.point, restart);
-    if (write && rank == 0) check_progress_log(config.output.log, start.output);
+    if (write && rank == 0)
+      check_progress_log(config.output.log,
+                         run_inputs(config, info, {{"--restart", restart}, {"output.file", start.output}}),
+                         !restart.empty() && !options.given.count("output.log"));
     if (write && (restart.empty() || start.copy))
       check_new_run_file(comm, config, info, {{"--restart", restart}},
                          restart.empty() ? "continue its run with mft train --restart " + config.output.file +
@@ -311,7 +314,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   std::ostringstream header;
   print_header(header, config, problem, restart, point, memory, output, trainer->optimizer().describe(),
                options.dry_run ? nullptr : &columns);
-  if (end_of_setup(config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
+  if (end_of_setup(comm, config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
   std::unique_ptr<ProgressLog> progress;
   collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
   progress->write("start", {{"step", static_cast<double>(point.step)}, {"steps", static_cast<double>(config.train.steps)},
@@ -356,17 +359,26 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
     throw;
   } catch (const Error &e) {
     // A diverged run keeps its file: the history and snapshots up to the
-    // failure are what its user needs to look at.
-    if (file) file->close();
+    // failure are what its user needs to look at. The failure is what the
+    // run reports, whatever closing the file then meets.
     progress->write("end", {{"step", static_cast<double>(result.last_step)}},
                     {{"status", dynamic_cast<const DivergedError *>(&e) ? "diverged" : "failed"}, {"error", e.what()}});
+    try {
+      if (file) file->close();
+    } catch (const Error &) {
+    }
     throw;
   }
   result.seconds = MPI_Wtime() - loop_start;
   result.stopped = trainer->stopped();
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();
-  if (file) file->close();
+  try {
+    if (file) file->close();
+  } catch (const Error &e) {
+    progress->write("end", {{"step", static_cast<double>(result.last_step)}}, {{"status", "failed"}, {"error", e.what()}});
+    throw;
+  }
   progress->write("end",
                   {{"step", static_cast<double>(result.last_step)}, {"risk_initial", result.risk_initial},
                    {"risk_final", result.risk_final}, {"seconds", result.seconds}},

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import h5py
 import numpy as np
 
+import edge_cases
 import hostile_files
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -197,6 +198,7 @@ def make_fixtures(fx):
     with open(p("big.ini"), "wb") as f:
         f.write(b"# " + b"x" * (1 << 20) + b"\n[model]\nheads = 4\n")
     hostile_files.make_corpus(fx)
+    edge_cases.make_files(fx)
 
 
 def make_special_files(sp):
@@ -508,7 +510,7 @@ def make_cases(fx, sp):
         cases.append(Case(f"restart other heads [{ranks} ranks]",
                           ["train", "--model.heads", "6", *SHAPE, "--train.steps", "6",
                            "--restart", p("good.h5")], ("model.heads",), (ranks,)))
-    return cases + hostile_files.cases(fx, Case, RUN, SHAPE)
+    return cases + hostile_files.cases(fx, Case, RUN, SHAPE) + edge_cases.cases(fx, sp, Case)
 
 
 # ---------------------------------------------------------------- checks

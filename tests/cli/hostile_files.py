@@ -7,9 +7,9 @@ value must never read past it), links that lead out of the file or to
 another object, values stored outside the file (a virtual dataset whose
 source is missing, external raw storage), numbers of another type (float32
 particles, int32 steps: read back converted, a continued run would not be
-the same), counts that disagree (tau not step x train.dtau, a history past
-the last snapshot, a complete count beyond the rows) and a file rebuilt by
-h5py (chunks allocated incrementally, which parallel HDF5 cannot extend).
+the same), counts that disagree (steps rewritten, so that tau is not step x
+train.dtau; a complete count beyond the rows) and a file rebuilt by h5py
+(chunks allocated incrementally, which parallel HDF5 cannot extend).
 
 make_corpus(fx) writes the files into the folder fx, which holds the valid
 run file good.h5 (bad_inputs.py's fixture); cases(...) is the table that
@@ -81,13 +81,11 @@ def _virtual_tokens(fx):
     return change
 
 
-def _steps_halved(f):
-    """The snapshots' steps rewritten as 0, 1, 2 (tau = step x dtau
-    rewritten to agree), below the history rows that reached step 4."""
-    dtau = float(f["config"].attrs["train.dtau"])
+def _steps_rewritten(f):
+    """The snapshots' steps rewritten as 0, 1, 2 with their times kept: a
+    restart would continue "from step 2" with the particles of step 4."""
     rows = int(f["particles"].attrs["complete"])
     f["particles/step"][:rows] = np.arange(rows)
-    f["particles/tau"][:rows] = np.arange(rows) * dtau
 
 
 def _rebuilt(fx):
@@ -141,7 +139,7 @@ def make_corpus(fx):
         "h_tokens_float32.h5": _retype("data/tokens", "f4"),
         # Counts that disagree.
         "h_tau_1e6.h5": lambda f: f["particles/tau"].__setitem__(int(f["particles"].attrs["complete"]) - 1, 1e6),
-        "h_steps_halved.h5": _steps_halved,
+        "h_steps_rewritten.h5": _steps_rewritten,
     }
     for name, change in copies.items():
         _copy(fx, name, change)
@@ -191,7 +189,7 @@ def cases(fx, Case, run, shape):
         ("restart", restart, "h_hstep_uint64.h5", ("--restart", "/history/step is uint64")),
         ("restart", restart, "h_tokens_float32.h5", ("--restart", "/data/tokens is float32")),
         ("restart", restart, "h_tau_1e6.h5", ("--restart", "/particles/tau of step 4 is 1000000", "train.dtau")),
-        ("restart", restart, "h_steps_halved.h5", ("--restart", "/history reaches step 4", "(step 2)")),
+        ("restart", restart, "h_steps_rewritten.h5", ("--restart", "/particles/tau of step 1 is 0.4", "train.dtau")),
         ("restart", restart, "h_rebuilt.h5", ("--restart", "allocates its chunks incrementally")),
         ("ntk --from", from_, "h_heads_array.h5", ("--from", "model.heads", "shape (2,)")),
         ("ntk --from", from_, "h_complete_string.h5", ("--from", "/particles.complete", "not an integer")),

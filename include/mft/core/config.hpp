@@ -225,6 +225,12 @@ std::vector<std::string> key_choices(const std::string &key);
 // before the sizes are read, the second after.
 void validate_keys(const Config &config);
 void validate_sizes(const Config &config);
+// Keys a new run's data task or readout would not read, given all the same
+// (data.file without data.task file, weights for a coordinate readout):
+// InputError naming what would read them. Not applied to a stored
+// configuration (a restart's, --from's), which an older mft may have
+// written with such a key ignored.
+void refuse_unread_keys(const Config &config);
 
 
 // Renders a value as it would be written in the INI file.

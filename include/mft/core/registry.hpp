@@ -30,7 +30,8 @@ enum ReadoutTrait : unsigned {
 
 // What a data task is.
 enum TaskTrait : unsigned {
-  kStreams = 1u, // draws its sequences one by one from streams: held-out streams, online batches
+  kStreams = 1u,   // draws its sequences one by one from streams: held-out streams, online batches
+  kReadsFile = 2u, // reads its sequences from data.file
 };
 
 struct RegistryEntry {

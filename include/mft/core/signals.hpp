@@ -5,6 +5,8 @@
 // the run ends with a snapshot, a closed file and exit code kExitStopped.
 #include <mpi.h>
 
+#include <stdexcept>
+
 namespace mft {
 
 // Exit code of a run stopped early by a signal or train.max_walltime; the
@@ -12,8 +14,26 @@ namespace mft {
 // (EX_TEMPFAIL of sysexits.h: "try again").
 constexpr int kExitStopped = 75;
 
-// Installs the handlers (idempotent).
+// Installs the handlers (idempotent). mft's main installs them first of
+// all, before MPI and PETSc start: a stop asked for during start-up is
+// remembered, and the set-up ends with it (StoppedAtStartup) before anything
+// is written; a second one during start-up ends the process at once.
 void install_stop_handlers();
+
+// Gives the signals their default action again (a command that has no
+// clean stop of its own, past its set-up).
+void restore_default_stop_handlers();
+
+// A stop asked for before a command's set-up ended: every rank agreed on it
+// (exit kExitStopped, nothing written).
+class StoppedAtStartup : public std::runtime_error {
+public:
+  explicit StoppedAtStartup(int signal);
+};
+
+// Throws StoppedAtStartup on every rank of comm if any rank has received a
+// stop signal (collective).
+void end_startup_if_stopped(MPI_Comm comm);
 
 // The signal received so far on this rank, 0 if none.
 int stop_signal();

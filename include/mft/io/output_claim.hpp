@@ -51,6 +51,13 @@ void check_writable_folder(const std::string &key, const std::string &path);
 void check_new_output(const std::string &path, bool overwrite, const InputFiles &inputs,
                       const std::string &instead = "");
 
+// Checks that `path` may be a text file this run appends to (its log),
+// before any computation: InputError `key = path: why` when it is one of
+// `files` (the run's inputs and its run file), exists as anything but a
+// regular file (a FIFO would block the open, a device swallow the text) or
+// cannot be written, or its folder is missing or not writable.
+void check_appended_output(const std::string &key, const std::string &path, const InputFiles &files);
+
 // Checks that no other process writes the existing file `path` (a run file
 // about to be restarted): InputError `key = path: why` when another mft run
 // holds its lock, another process holds HDF5's write lock (flock) on it, or
@@ -72,6 +79,9 @@ public:
   WriterLock &operator=(const WriterLock &) = delete;
   void release();
   int fd() const { return fd_; }
+  // Why the locked file is no longer at `path` (removed with its folder,
+  // moved, replaced: what the run wrote would be lost), or "".
+  std::string gone_from(const std::string &path) const;
 
 private:
   friend class PendingOutput;

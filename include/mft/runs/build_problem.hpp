@@ -43,9 +43,10 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
 // that nothing read (refuse_unused_petsc_options);
 // with `dry_run`, prints on rank 0 (`out`) `header` as INI comments and the
 // resolved configuration as INI (what --config reads back) and returns true:
-// the command stops there.
-bool end_of_setup(const Config &config, const RunInfo &info, const std::string &command, const std::string &header,
-                  bool dry_run, std::ostream *out);
+// the command stops there. A stop signal received by any rank of comm
+// during the set-up ends the command here (StoppedAtStartup, collective).
+bool end_of_setup(MPI_Comm comm, const Config &config, const RunInfo &info, const std::string &command,
+                  const std::string &header, bool dry_run, std::ostream *out);
 
 // One line for the run headers: the variant of the model (score map, mask,
 // readout, loss) and the held-out data, e.g. "attention relu, causal |

@@ -100,11 +100,14 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
 // (inspect_particle_file says what is wrong with it).
 void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model);
 
+// The files this run reads: `inputs` (a restart's file, ntk's --from) with
+// info.config_file, data.file for data.task = file, and init.file.
+InputFiles run_inputs(const Config &config, const RunInfo &info, InputFiles inputs);
+
 // Checks, on rank 0 of comm and inside `collectively`, that
 // config.output.file may become this run's new file (check_new_output)
-// without being one of its inputs: `inputs`, info.config_file, and data.file
-// for data.task = file. `instead`: what else a user whose output exists may
-// do (continue it), said beside output.overwrite.
+// without being one of its inputs (run_inputs). `instead`: what else a user
+// whose output exists may do (continue it), said beside output.overwrite.
 void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,
                         const std::string &instead = "");
 

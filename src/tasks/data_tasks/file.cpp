@@ -7,7 +7,7 @@
 
 namespace mft {
 
-MFT_TASK(file, "file", 0, "the sequences of the HDF5 file data.file")
+MFT_TASK(file, "file", kReadsFile, "the sequences of the HDF5 file data.file")
 
 namespace {
 
