@@ -26,6 +26,17 @@ inline hid_t checked(hid_t id, const std::string &what) {
 // first that exists and is not a folder, its stat in *st. "" when none.
 std::string first_existing(const std::vector<std::string> &candidates, struct stat *st);
 
+// The link info type and calls of this HDF5 (1.12 renamed them).
+#if H5_VERSION_GE(1, 12, 0)
+using LinkInfo = H5L_info2_t;
+constexpr auto visit_links = &H5Lvisit2;
+constexpr auto link_info = &H5Lget_info2;
+#else
+using LinkInfo = H5L_info_t;
+constexpr auto visit_links = &H5Lvisit;
+constexpr auto link_info = &H5Lget_info;
+#endif
+
 // The path of an open object ("/particles/Q"), for messages.
 std::string object_name(hid_t object);
 

@@ -11,16 +11,11 @@
 namespace mft::h5 {
 
 using detail::first_existing;
+using detail::link_info;
+using detail::LinkInfo;
 
 namespace {
 
-#if H5_VERSION_GE(1, 12, 0)
-using LinkInfo = H5L_info2_t;
-constexpr auto link_info = &H5Lget_info2;
-#else
-using LinkInfo = H5L_info_t;
-constexpr auto link_info = &H5Lget_info;
-#endif
 
 // Where a dataset of the file `file` keeps values outside it (external raw
 // storage, the sources of a virtual dataset): a phrase naming the first

@@ -32,6 +32,8 @@ std::string first_existing(const std::vector<std::string> &candidates, struct st
 namespace {
 
 using detail::first_existing;
+using detail::LinkInfo;
+using detail::visit_links;
 
 // The files HDF5 tries, in its order, for the external link target `target`
 // of a link in the file `parent`: for a relative name, under each folder of
@@ -55,14 +57,6 @@ std::vector<std::string> link_target_candidates(const std::string &parent, const
   return out;
 }
 
-// The link info type and visit call of this HDF5 (1.12 renamed both).
-#if H5_VERSION_GE(1, 12, 0)
-using LinkInfo = H5L_info2_t;
-constexpr auto visit_links = &H5Lvisit2;
-#else
-using LinkInfo = H5L_info_t;
-constexpr auto visit_links = &H5Lvisit;
-#endif
 
 // (link path, target file) of every external link of an open file.
 std::vector<std::pair<std::string, std::string>> external_links(hid_t file) {

@@ -25,12 +25,7 @@ def replace(f, path, data, **kw):
     f.create_dataset(path, data=data, **kw)
 
 
-def damaged(fx, name, change):
-    """A copy of the valid run file fx/good.h5 with `change(h5py.File)` applied."""
-    path = os.path.join(fx, name)
-    shutil.copyfile(os.path.join(fx, "good.h5"), path)
-    with h5py.File(path, "r+") as f:
-        change(f)
+damaged = hostile_files.changed_copy
 
 
 def make_fixtures(fx, mpirun, run):

@@ -27,8 +27,9 @@ import h5py
 import numpy as np
 
 
-def _copy(fx, name, change):
-    """fx/name: a copy of fx/good.h5 with change(h5py.File) applied."""
+def changed_copy(fx, name, change):
+    """fx/name: a copy of the valid run file fx/good.h5 with change(h5py.File)
+    applied (bad_input_fixtures.py's damaged files are made the same way)."""
     path = os.path.join(fx, name)
     shutil.copyfile(os.path.join(fx, "good.h5"), path)
     with h5py.File(path, "r+") as f:
@@ -142,7 +143,7 @@ def make_corpus(fx):
         "h_steps_rewritten.h5": _steps_rewritten,
     }
     for name, change in copies.items():
-        _copy(fx, name, change)
+        changed_copy(fx, name, change)
     _rebuilt(fx)
     virtual = _virtual_tokens(fx)
     _data_file(fx, "h_data_virtual.h5", lambda f: (f.create_dataset("data/tokens", data=np.zeros((3, 4, 8))),
