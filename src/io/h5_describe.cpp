@@ -16,7 +16,6 @@ using detail::LinkInfo;
 
 namespace {
 
-
 // Where a dataset of the file `file` keeps values outside it (external raw
 // storage, the sources of a virtual dataset): a phrase naming the first
 // such file and what it is, or "".

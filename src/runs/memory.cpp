@@ -124,27 +124,6 @@ std::pair<long double, std::string> address_space_left() {
   return tightest;
 }
 
-MemoryLimit node_memory_limit(MPI_Comm comm, const Config &c);
-
-} // namespace
-
-MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
-  MemoryLimit limit = node_memory_limit(comm, c);
-  // The process's own limits bound a rank whatever the node has; every rank
-  // takes the tightest (an unlimited rank offers the largest double).
-  const auto [left, why] = address_space_left();
-  const double mine = left > 0 ? static_cast<double>(left) : DBL_MAX;
-  double tightest = mine;
-  MPI_Allreduce(&mine, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
-  if (tightest < DBL_MAX && (limit.bytes <= 0 || tightest < limit.bytes)) {
-    limit.bytes = tightest;
-    limit.from = mine == tightest ? why : "the address-space limit of another rank";
-  }
-  return limit;
-}
-
-namespace {
-
 // The node's memory (or run.max_memory, or Slurm's allocation) a rank may use.
 MemoryLimit node_memory_limit(MPI_Comm comm, const Config &c) {
   MemoryLimit limit;
@@ -187,6 +166,22 @@ MemoryLimit node_memory_limit(MPI_Comm comm, const Config &c) {
 }
 
 } // namespace
+
+MemoryLimit memory_limit(MPI_Comm comm, const Config &c) {
+  MemoryLimit limit = node_memory_limit(comm, c);
+  // The process's own limits bound a rank whatever the node has; every rank
+  // takes the tightest (an unlimited rank offers the largest double).
+  const auto [left, why] = address_space_left();
+  const double mine = left > 0 ? static_cast<double>(left) : DBL_MAX;
+  double tightest = mine;
+  MPI_Allreduce(&mine, &tightest, 1, MPI_DOUBLE, MPI_MIN, comm);
+  if (tightest < DBL_MAX && (limit.bytes <= 0 || tightest < limit.bytes)) {
+    limit.bytes = tightest;
+    limit.from = mine == tightest ? why : "the address-space limit of another rank";
+  }
+  return limit;
+}
+
 
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long long N, long long n,
                                int head_ranks, int groups, Job job, const std::string &data_key,
