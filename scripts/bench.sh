@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 ranks=${MFT_RANKS:-2}
 oversubscribe=()
-[ "$(nproc)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
+[ "$(mft_cores)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
 [ -x "$MFT_BUILD/apps/mft-bench" ] || mft_build >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -82,10 +82,18 @@ else
 fi
 unset mft_here
 
-# mft_build: configure (once) and build into $MFT_BUILD.
+# mft_cores: the cores this shell may use. GNU nproc answers
+# OMP_NUM_THREADS when it is set, and this file sets it to 1 for the ranks'
+# BLAS, so the count is asked without it (affinity and cgroup limits still
+# count).
+mft_cores() {
+  env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc
+}
+
+# mft_build: configure (once) and build into $MFT_BUILD, one job per core.
 mft_build() {
   if [ ! -f "$MFT_BUILD/CMakeCache.txt" ]; then
     cmake -S "$MFT_ROOT" -B "$MFT_BUILD" -DCMAKE_BUILD_TYPE=Release
   fi
-  cmake --build "$MFT_BUILD" -j "$(nproc)"
+  cmake --build "$MFT_BUILD" -j "$(mft_cores)"
 }

@@ -9,7 +9,7 @@ source "$(dirname "$0")/env.sh"
 mft_build >/dev/null
 ranks=${MFT_RANKS:-2}
 oversubscribe=()
-[ "$(nproc)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
+[ "$(mft_cores)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
 mkdir -p "$MFT_ROOT/runs"
 # The quick start's own output is replaced on every run; an output.file or
 # output.overwrite given as an argument wins.

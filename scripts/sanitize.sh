@@ -10,7 +10,7 @@ build=${MFT_SANITIZE_BUILD:-$MFT_ROOT/build-sanitize}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$MFT_ROOT" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMFT_SANITIZE=ON -DMFT_BUILD_TESTS=OFF
 fi
-cmake --build "$build" -j "$(nproc)" --target mft
+cmake --build "$build" -j "$(mft_cores)" --target mft
 # Open MPI's and PETSc's allocations that live to the exit are not leaks of
 # mft's; every other report stops the process with a non-zero status.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=86
