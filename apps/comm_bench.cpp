@@ -65,7 +65,7 @@ int run_comm_bench(MPI_Comm comm, bool json) {
     std::printf("]}\n");
     return 0;
   }
-  std::printf("mft-bench --comm: MPI_Allreduce (sum of doubles, in place) on %d ranks\n", size);
+  std::printf("mft-bench --comm: MPI_Allreduce (sum of doubles, in place) on %d rank%s\n", size, size == 1 ? "" : "s");
   std::printf("%12s %14s %12s %14s\n", "bytes", "seconds", "GB/s", "alpha+beta m");
   for (size_t i = 0; i < counts.size(); ++i) {
     const double m = 8.0 * static_cast<double>(counts[i]);

@@ -30,8 +30,10 @@ const char *kUsage =
     "  train     train the particles by the gradient flow in training time tau (the main job)\n"
     "  forward   integrate the token measures through depth s in [0,1] at the initial\n"
     "            particles, print the risk R and write the HDF5 run file\n"
-    "  ntk       the NTK Gram (M L) J J^T at the initial particles or at a snapshot\n"
-    "            (--from FILE [--snapshot S]); --cgf adds the log-sum-exp injectivity test\n"
+    "  ntk       the NTK Gram (M L) J J^T at the initial particles, what [B] makes of it;\n"
+    "            --cgf adds the log-sum-exp injectivity test\n"
+    "--from FILE [--snapshot S] gives forward, ntk and train a trained model: its keys,\n"
+    "data and the particles of a snapshot of the run file FILE (default: the last).\n"
     "\n"
     "Keys come from built-in defaults, then the INI file, then the command line.\n"
     "mft train --restart FILE continues the run in FILE from its last snapshot with\n"
@@ -112,7 +114,7 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   } else if (command == "ntk")
     mft::run_ntk(MPI_COMM_WORLD, config, options, info, log);
   else
-    mft::run_forward(MPI_COMM_WORLD, config, info, log, true, options.dry_run);
+    mft::run_forward(MPI_COMM_WORLD, config, info, log, true, options);
   return 0;
 }
 

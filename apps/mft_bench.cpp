@@ -115,8 +115,8 @@ double phase_of_dgemm(const Summary &s, const mft::KernelPhase &k) {
 void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, double evals_per_solve,
                  long long train_steps) {
   std::printf("mft-bench: %s\n", s.title.c_str());
-  std::printf("DGEMM (512^3, one BLAS thread per rank, all ranks at once): %.2f GFLOP/s on %d ranks, %s\n",
-              s.dgemm * 1e-9, s.ranks, mft::blas_summary().c_str());
+  std::printf("DGEMM (512^3, one BLAS thread per rank, all ranks at once): %.2f GFLOP/s on %d rank%s, %s\n",
+              s.dgemm * 1e-9, s.ranks, s.ranks == 1 ? "" : "s", mft::blas_summary().c_str());
   for (const Phase &p : phases) {
     if (!ntk && std::string(p.key) == "ntk") continue;
     std::printf("%-22s %10.6f s", (std::string(p.label) + ":").c_str(), p.seconds);

@@ -2,6 +2,7 @@
 // name the key and the value.
 #include "mft/runs/build_problem.hpp"
 #include "mft/runs/command_line.hpp"
+#include "mft/runs/launcher.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/ini.hpp"
@@ -11,6 +12,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -167,6 +170,51 @@ TEST(Config, IniAndNumbersAtTheirEdges) {
   // The rows e_c a stored configuration holds for a coordinate readout pass.
   EXPECT_EQ(error_of({"--readout.kind", "query", "--readout.weights", "0,0,0,0,0,0,0,1"}), "");
   for (const std::string &f : {edited, empty, long_line}) std::remove(f.c_str());
+}
+
+TEST(Config, ValuesAsTablesWriteThem) {
+  // Integers with a point and zeros, booleans in any case: what pandas and
+  // spreadsheets write; anything else after the number stays refused.
+  const mft::Config c = mft::parse_config({"--model.heads", "8.0", "--model.causal", "True", "--init.snapshot", "-2.",
+                                           "--output.overwrite", "FALSE"});
+  EXPECT_EQ(c.model.heads, 8);
+  EXPECT_TRUE(c.model.causal);
+  EXPECT_EQ(c.init.snapshot, -2);
+  EXPECT_FALSE(c.output.overwrite);
+  EXPECT_EQ(error_of({"--model.heads", "8.5"}), "model.heads = 8.5: not an integer");
+  EXPECT_EQ(error_of({"--model.heads", "8.0;"}), "model.heads = 8.0;: not an integer");
+  EXPECT_EQ(error_of({"--model.heads", ".0"}), "model.heads = .0: not an integer");
+  EXPECT_EQ(error_of({"--model.causal", "Truee"}), "model.causal = Truee: must be true or false");
+}
+
+TEST(Config, UnknownKeysGetTheClosestKey) {
+  EXPECT_NE(error_of({"--model.hedas", "3"}).find("did you mean model.heads?"), std::string::npos);
+  EXPECT_NE(error_of({"--heads", "3"}).find("did you mean model.heads?"), std::string::npos);
+  EXPECT_EQ(error_of({"--zzzz.qqqq", "3"}).find("did you mean"), std::string::npos); // nothing close
+  const std::string ini = temp_ini("[train]\nstesp = 4\n");
+  EXPECT_NE(error_of({"--config", ini}).find("did you mean train.steps?"), std::string::npos);
+  std::remove(ini.c_str());
+}
+
+TEST(Config, ResolvedConfigurationNamesEachSectionOnce) {
+  const std::string ini = mft::config_as_ini(mft::Config{});
+  std::set<std::string> seen;
+  std::istringstream lines(ini);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '[') EXPECT_TRUE(seen.insert(line).second) << line << " twice";
+  EXPECT_GT(seen.size(), 5u);
+}
+
+TEST(Launcher, ContinuationCommandsStartAsTheRunDid) {
+  EXPECT_EQ(mft::launcher_named("mpirun", true, 2), "mpirun -n 2");
+  EXPECT_EQ(mft::launcher_named("mpiexec", true, 3), "mpiexec -n 3");
+  EXPECT_EQ(mft::launcher_named("orted", true, 8), "mpirun -n 8"); // a rank on another node
+  EXPECT_EQ(mft::launcher_named("slurmstepd", false, 4), "srun -n 4");
+  EXPECT_EQ(mft::launcher_named("hydra_pmi_proxy", true, 2), "mpiexec -n 2");
+  EXPECT_EQ(mft::launcher_named("bash", false, 1), ""); // started alone
+  EXPECT_EQ(mft::launcher_named("bash", true, 1), "mpirun -n 1");
+  EXPECT_EQ(mft::shell_word("runs/a-1.h5"), "runs/a-1.h5");
+  EXPECT_EQ(mft::shell_word("my run's.h5"), "'my run'\\''s.h5'");
 }
 
 TEST(Config, OneErrorFormEverywhere) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace mft {
 namespace {
@@ -42,24 +43,34 @@ void check_ntk_part(const std::string &part, const Particles &particles) {
 }
 
 NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {
+  return std::move(ntk_spectra(problem, {part}).front());
+}
+
+std::vector<NtkSpectrum> ntk_spectra(Problem &problem, const std::vector<std::string> &parts) {
   LogScope log(&LogEvents::ntk);
   Particles &p = *problem.particles;
-  check_ntk_part(part, p);
+  for (const std::string &part : parts) check_ntk_part(part, p);
   const TokenData &data = problem.data;
   // Rows (i, k): output k of sequence i.
   const long long d_out = data.d_out, N = data.N * d_out;
-  const std::vector<Range> group = slice_ranges(part, p);
-  long long width = 0;
-  for (const Range &r : group) width += r.end - r.begin;
+  std::vector<std::vector<Range>> groups;
+  std::vector<long long> widths;
+  for (const std::string &part : parts) {
+    groups.push_back(slice_ranges(part, p));
+    long long width = 0;
+    for (const Range &r : groups.back()) width += r.end - r.begin;
+    widths.push_back(width);
+  }
 
   // One forward solve of this group's sequences and one adjoint sweep of
   // all d_out outputs of all of them at once (sequences do not mix, so each
   // sequence's parameter cotangent comes out apart: DepthSolver::adjoint_rows).
   // When the sweep leaves slice l, its rows J_l (N d_out x this rank's
   // entries of slice l, each scaled by the square root of its time scale)
-  // are complete: gathered across groups, K += J_l J_l^T. The Gram of
-  // MODEL.md §7 is the sum over slices (the particles of different slices
-  // are different parameters), so no row of all the parameters is ever held.
+  // are complete: gathered across groups, K += J_l J_l^T for every part
+  // asked for. The Gram of MODEL.md §7 is the sum over slices (the particles
+  // of different slices are different parameters), so no row of all the
+  // parameters is ever held.
   const ProcessGrid &grid = *problem.grid;
   const TokenData mine = problem.block_of(data);
   DepthField &field = *problem.field;
@@ -67,25 +78,33 @@ NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {
   const long long state = mine.N * data.n * data.d, rows = mine.N * d_out;
   std::vector<double> X1(static_cast<size_t>(state)), theta_l(static_cast<size_t>(field.slice_size()));
   std::vector<std::vector<double>> a1(static_cast<size_t>(d_out), std::vector<double>(static_cast<size_t>(state)));
-  std::vector<double> J(static_cast<size_t>(rows * width));
-  NtkSpectrum out;
-  out.N = N;
-  out.gram.assign(static_cast<size_t>(N * N), 0.0);
+  std::vector<std::vector<double>> J(parts.size());
+  std::vector<NtkSpectrum> out(parts.size());
+  for (size_t g = 0; g < parts.size(); ++g) {
+    J[g].resize(static_cast<size_t>(rows * widths[g]));
+    out[g].N = N;
+    out[g].gram.assign(static_cast<size_t>(N * N), 0.0);
+  }
   const std::function<void(long long)> slice_done = [&](long long l) {
     for (long long r = 0; r < rows; ++r) {
       std::fill(theta_l.begin(), theta_l.end(), 0.0);
       field.add_row(l, r, theta_l.data());
-      double *row = J.data() + r * width;
-      for (const Range &g : group)
-        for (long long q = g.begin; q < g.end; ++q) *row++ = g.weight * theta_l[static_cast<size_t>(q)];
+      for (size_t g = 0; g < parts.size(); ++g) {
+        double *row = J[g].data() + r * widths[g];
+        for (const Range &range : groups[g])
+          for (long long q = range.begin; q < range.end; ++q) *row++ = range.weight * theta_l[static_cast<size_t>(q)];
+      }
     }
-    if (width == 0) return;
-    if (grid.groups() == 1) {
-      syrk_lower(N, width, 1.0, J.data(), width, 1.0, out.gram.data(), N);
-      return;
+    for (size_t g = 0; g < parts.size(); ++g) {
+      const long long width = widths[g];
+      if (width == 0) continue;
+      if (grid.groups() == 1) {
+        syrk_lower(N, width, 1.0, J[g].data(), width, 1.0, out[g].gram.data(), N);
+        continue;
+      }
+      const std::vector<double> all = grid.gather_rows(J[g], data.N, d_out * width);
+      syrk_lower(N, width, 1.0, all.data(), width, 1.0, out[g].gram.data(), N);
     }
-    const std::vector<double> all = grid.gather_rows(J, data.N, d_out * width);
-    syrk_lower(N, width, 1.0, all.data(), width, 1.0, out.gram.data(), N);
   };
   // A group whose forward solve fails alone (tokens overflow) stops every
   // group before the sweep, whose slices gather across the groups.
@@ -106,11 +125,29 @@ NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {
   });
   // Sum over the heads of the group (every group holds the same rows), then
   // the upper triangle from the lower, so that K is exactly symmetric.
-  MPI_Allreduce(MPI_IN_PLACE, out.gram.data(), static_cast<int>(N * N), MPI_DOUBLE, MPI_SUM, grid.heads());
-  for (long long i = 0; i < N; ++i)
-    for (long long j = 0; j < i; ++j) out.gram[j * N + i] = out.gram[i * N + j];
-  out.eigenvalues = symmetric_eigenvalues(out.gram, N);
+  for (NtkSpectrum &K : out) {
+    MPI_Allreduce(MPI_IN_PLACE, K.gram.data(), static_cast<int>(N * N), MPI_DOUBLE, MPI_SUM, grid.heads());
+    for (long long i = 0; i < N; ++i)
+      for (long long j = 0; j < i; ++j) K.gram[j * N + i] = K.gram[i * N + j];
+    K.eigenvalues = symmetric_eigenvalues(K.gram, N);
+  }
   return out;
+}
+
+NtkReport ntk_report(const NtkSpectrum &K_V, const NtkSpectrum &K_all, long long sequences) {
+  NtkReport r;
+  r.sequences = sequences;
+  r.kv_lambda_min = K_V.lambda_min();
+  r.kv_lambda_max = K_V.lambda_max();
+  r.all_lambda_max = K_all.lambda_max();
+  // A symmetric eigensolver's eigenvalues are exact to a modest multiple
+  // of the rows times the unit roundoff times the largest one.
+  r.tolerance = 100.0 * static_cast<double>(K_V.N) * std::numeric_limits<double>::epsilon() * std::fabs(r.kv_lambda_max);
+  r.kv_positive_definite = r.kv_lambda_min > r.tolerance;
+  const auto N = static_cast<double>(sequences);
+  r.rate_bound = r.kv_positive_definite ? 2.0 * r.kv_lambda_min / N : 0.0;
+  r.euler_dtau_max = r.all_lambda_max > 0 ? 2.0 * N / r.all_lambda_max : std::numeric_limits<double>::infinity();
+  return r;
 }
 
 } // namespace mft

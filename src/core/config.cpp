@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -23,7 +24,41 @@ const Key *find_key(const std::string &name) {
   return nullptr;
 }
 
+// Edits (insert, delete, substitute, swap two neighbours) from a to b.
+size_t edit_distance(const std::string &a, const std::string &b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
 } // namespace
+
+std::string closest_key(const std::string &name) {
+  if (name.size() > 200) return "";
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, name.size() / 4) + 1;
+  for (const Key &k : key_table()) {
+    // A key without its section ("heads") is the key of that name.
+    const std::string bare = k.name.substr(k.name.find('.') + 1);
+    const size_t distance = bare == name ? 0 : edit_distance(name, k.name);
+    if (distance < best_distance) {
+      best = k.name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string &name) {
+  const std::string close = closest_key(name);
+  return close.empty() ? "" : "; did you mean " + close + "?";
+}
 
 // The INI file's values, each checked on its own (an unknown key, a second
 // occurrence or a bad value is an error even when the command line sets the
@@ -36,7 +71,8 @@ std::map<std::string, std::string> read_config_file(const std::string &path, con
     const Key *k = find_key(e.key);
     if (!k)
       throw InputError(key_error(e.key, e.value,
-                                 "unknown key" + at + "; mft " + command + " --help lists the keys"));
+                                 "unknown key" + at + did_you_mean(e.key) + "; mft " + command +
+                                     " --help lists the keys"));
     if (first_line.count(e.key))
       throw InputError(key_error(e.key, e.value,
                                  "given more than once" + at + ", first at line " +
@@ -242,7 +278,7 @@ std::string default_text(const std::string &key) {
 
 void set_config_key(Config &config, const std::string &key, const std::string &text) {
   const Key *k = find_key(key);
-  if (!k) throw InputError(key_error(key, text, "unknown key"));
+  if (!k) throw InputError(key_error(key, text, "unknown key" + did_you_mean(key)));
   k->set(config, text);
 }
 

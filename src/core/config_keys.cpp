@@ -21,8 +21,13 @@ long long parse_integer(const std::string &key, const std::string &text) {
   errno = 0;
   char *end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  // The whole text, a NUL inside it included, must be the number.
-  if (text.empty() || end != text.c_str() + text.size())
+  // The whole text, a NUL inside it included, must be the number; a point
+  // and zeros may follow it ("8.0", as tables with a missing cell write
+  // integers), nothing else.
+  const char *tail = end;
+  if (end != text.c_str() && *tail == '.' && std::isdigit(static_cast<unsigned char>(tail[-1])))
+    for (++tail; *tail == '0';) ++tail;
+  if (text.empty() || tail != text.c_str() + text.size())
     throw InputError(key_error(key, text, "not an integer"));
   if (errno == ERANGE)
     throw InputError(key_error(key, text, "out of range: an integer must lie in [" + std::to_string(LLONG_MIN) + ", " +
@@ -109,8 +114,11 @@ std::string entries_help(const std::string &what, const std::vector<RegistryEntr
 }
 
 bool parse_bool(const std::string &key, const std::string &text) {
-  if (text == "true") return true;
-  if (text == "false") return false;
+  // Any case: Python and spreadsheets write True and FALSE.
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "true") return true;
+  if (lower == "false") return false;
   throw InputError(key_error(key, text, "must be true or false"));
 }
 
@@ -343,12 +351,15 @@ const std::vector<Key> &key_table() {
            "discrete: samples of N(0, I) (normal) or U([-1,1]^d) (uniform)"),
       add_key("families.quadratic", &C::families, &FamiliesConfig::quadratic, {parse_real},
            "target <u, mean x> + q mean |x|^2 / d: the coefficient q"),
-      add_key("cgf.points", &C::cgf, &CgfConfig::points, {positive},
-           "mft ntk --cgf: sample points z of the log-sum-exp test").restartable(),
+      add_key("cgf.points", &C::cgf, &CgfConfig::points, {non_negative},
+           "mft ntk --cgf: sample points z of the log-sum-exp test (at least N + d + 1); 0: the larger of "
+           "256 and N + d + 1").restartable(),
       add_key("cgf.radius", &C::cgf, &CgfConfig::radius, {positive_real},
            "mft ntk --cgf: the points are uniform in the ball of this radius").restartable(),
       add_key("ntk.part", &C::ntk, &NtkConfig::part, one_of({"V", "QK", "mlp", "all"}),
            "mft ntk: parameter group of the Jacobian: V, QK, mlp, all").restartable(),
+      add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
+           "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
       add_key("forward.tokens_depth", &C::forward, &ForwardConfig::tokens_depth, {parse_bool},
               "mft forward: true writes the tokens at s = 0 and at every slice boundary (or step: "
               "forward.every_step) into /forward/tokens_depth (N, K+1, n, d), their depths into /forward/depth")
@@ -357,8 +368,6 @@ const std::vector<Key> &key_table() {
               "mft forward with forward.tokens_depth: true: at every integrator step (K = L k); false: at every "
               "slice boundary (K = L)")
           .added_to_format(),
-      add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
-           "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
       add_key("output.file", &C::output, &OutputConfig::file, {non_empty}, "HDF5 output file").restartable(),
       add_key("output.snapshot_every", &C::output, &OutputConfig::snapshot_every, {positive},
            "a particle snapshot every this many steps (and the last)").restartable(),

@@ -42,6 +42,8 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     // Given particles decide the architecture's sizes left at their defaults.
     if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c.model);
     validate_sizes(c);
+    // The log-sum-exp test separates N functions from the d + 1 affine ones.
+    if (c.cgf.points == 0) c.cgf.points = std::max<long long>(256, c.data.sequences + c.model.d + 1);
     if (!stored) refuse_unread_keys(c);
     check_task(c);
     // Given particles: the file's snapshot, checked against the run's shapes

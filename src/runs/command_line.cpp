@@ -96,7 +96,8 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
   } catch (const po::unknown_option &e) {
     const std::string name = display_name(e.get_option_name());
     throw InputError(key_error(name, value_of(args, name, 0),
-                               "unknown key on the command line; mft " + command + " --help lists the keys"));
+                               "unknown key on the command line" + did_you_mean(name) + "; mft " + command +
+                                   " --help lists the keys"));
   } catch (const po::multiple_occurrences &e) {
     const std::string name = display_name(e.get_option_name());
     throw InputError(key_error(name, value_of(args, name, 1), "given more than once on the command line"));
@@ -130,9 +131,13 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
     options->resume = true;
   }
   if (vm.count("dry-run") && options) options->dry_run = true;
+  if (vm.count("cgf") && (!options || options->command != "ntk")) only("cgf", "ntk");
   if (vm.count("from") || vm.count("snapshot") || vm.count("cgf")) {
-    if (!options || options->command != "ntk")
-      only(vm.count("cgf") ? "cgf" : vm.count("from") ? "from" : "snapshot", "ntk");
+    if (!options) only(vm.count("from") ? "from" : "snapshot", "forward, ntk and train");
+    if (vm.count("from") && (!options->restart.empty() || options->resume))
+      throw InputError(key_error("--from", vm["from"].as<std::string>(),
+                                 std::string(options->resume ? "--resume" : "--restart") +
+                                     " continues a run; --from starts a new one from a trained model: give one"));
     if (vm.count("from")) options->from = vm["from"].as<std::string>();
     if (vm.count("from") && options->from.empty()) throw InputError(key_error("--from", "", "needs a run file"));
     options->cgf = vm.count("cgf") > 0;
@@ -167,9 +172,12 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
 
 bool command_reads_key(const std::string &command, const std::string &key) {
   auto in = [&](const char *section) { return key.rfind(section, 0) == 0; };
-  if (command == "forward") return !in("train.") && !in("ntk.") && !in("cgf.");
-  if (command == "ntk") return !in("train.") && !in("forward.");
-  if (command == "train") return !in("cgf.") && !in("forward.");
+  // What only a training run writes: the history, its snapshots, the log.
+  const bool training_output =
+      key == "output.snapshot_every" || key == "output.history_every" || key == "output.log";
+  if (command == "forward") return !in("train.") && !in("ntk.") && !in("cgf.") && !training_output;
+  if (command == "ntk") return !in("train.") && !in("forward.") && key != "ntk.every" && !training_output;
+  if (command == "train") return !in("cgf.") && !in("forward.") && key != "ntk.part";
   return true;
 }
 
@@ -216,7 +224,8 @@ std::string command_help(const std::string &command) {
   if (command == "train")
     s << "   or: " << run << " --restart FILE [--train.steps S ...]\n"
       << "   or: " << run << " --resume [--config FILE ...]\n";
-  if (command == "ntk") s << "   or: " << run << " --from FILE [--snapshot S] [--cgf]\n";
+  s << "   or: " << run << " --from FILE [--snapshot S]" << (command == "ntk" ? " [--cgf]" : "")
+    << (command == "train" ? " [--train.KEY VALUE ...]" : "") << "\n";
   s << "\n";
   if (command == "train")
     s << "Trains the particles in training time tau (train.method: " << comma_list(optimizer_names()) << ";\n"
@@ -248,10 +257,14 @@ std::string command_help(const std::string &command) {
          "                     (output.file: continue in a copy there)\n"
          "  --resume           continue output.file as --restart does when it exists, else\n"
          "                     start it: one command for a job that may be requeued\n";
+  s << "  --from FILE        a trained model: the model's and data's keys (model.*, readout.*,\n"
+       "                     loss.*, data.*, families.*) from FILE's /config, a given one\n"
+       "                     refused when it differs; depth.* from FILE unless given; the\n"
+       "                     data of FILE's /data and the particles of its snapshot\n"
+    << (command == "train" ? "                     (a new run: train.* and output.* as given)\n" : "")
+    << "  --snapshot S       that snapshot's row of /particles (default -1: the last complete)\n";
   if (command == "ntk")
-    s << "  --from FILE        the particles of a run file's snapshot (the keys from its /config)\n"
-         "  --snapshot S       that snapshot's row of /particles (default: the last complete)\n"
-         "  --cgf              add the log-sum-exp (CGF) injectivity test (data.task = families)\n";
+    s << "  --cgf              add the log-sum-exp (CGF) injectivity test (data.task = families)\n";
   s << "  --dry-run          check every input and resolve the configuration, then print it\n"
        "                     as INI (--config reads it back) with the run header and memory\n"
        "                     estimate as comments; compute and write nothing\n"

@@ -2,6 +2,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/runs/build_problem.hpp"
+#include "mft/runs/from_run.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/core/signals.hpp"
 
@@ -14,17 +15,26 @@
 namespace mft {
 
 ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
-                          bool write, bool dry_run) {
+                          bool write, const CommandOptions &options) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
-  const Config config = resolve_config(comm, given_config, Job::Forward);
+  const bool dry_run = options.dry_run;
+  // --from: a trained model (its keys, data and snapshot's particles).
+  FromRun from;
+  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const StoredData source = from.stored();
+  const Config config = resolve_config(comm, merged, Job::Forward, from ? &source : nullptr);
 
   collectively(comm, [&] {
-    if (write) check_new_run_file(comm, config, info, {});
+    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
   MemoryEstimate memory;
-  Problem problem = build_problem(comm, config, Job::Forward, nullptr, &memory);
+  Problem problem = build_problem(comm, config, Job::Forward, from ? &source : nullptr, &memory);
+  if (from) {
+    read_from_run_particles(comm, from, *problem.particles);
+    problem.particles_changed();
+  }
   const TokenData &data = problem.data;
   std::ostringstream header;
   {
@@ -38,6 +48,9 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
                   describe_grid(*problem.grid).c_str());
     header << line << "model: " << describe_variant(config, problem) << "\n"
            << "memory: " << memory.summary() << "\n";
+    if (from) header << "particles: " << from.path << ", the snapshot of step " << from.step << "\n";
+    if (rank == 0 && !from)
+      if (const std::string note = init_file_differences(config, "forward"); !note.empty()) header << note << "\n";
   }
   if (end_of_setup(comm, config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
   // No clean stop past the set-up: a signal ends the command as it always
@@ -118,10 +131,11 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   if (write) {
     RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
                  &problem.test_data);
-    file.append_snapshot(0, 0.0, *problem.particles);
+    file.append_snapshot(from.step, from.tau, *problem.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk,
                        record ? &result.tokens_depth : nullptr, result.depths,
-                       norm.identity() ? std::nan("") : result.drift);
+                       norm.identity() ? std::nan("") : result.drift, classifies ? train_accuracy : std::nan(""),
+                       problem.test_solver ? &test : nullptr);
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

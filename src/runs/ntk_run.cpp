@@ -3,8 +3,10 @@
 #include "mft/core/error.hpp"
 #include "mft/tasks/task.hpp"
 #include "mft/runs/build_problem.hpp"
+#include "mft/runs/from_run.hpp"
 #include "mft/core/signals.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -26,36 +28,6 @@ void print_values(std::ostream &out, const char *label, const std::vector<double
   out << "\n";
 }
 
-// The snapshot mft ntk takes its particles from: row `row` of /particles
-// (step 0 and tau 0: the initial particles).
-struct SnapshotChoice {
-  long long row = 0, step = 0;
-  double tau = 0.0;
-};
-
-// --from: the run's configuration, data and snapshot, with what the command
-// line chooses of mft ntk (ntk.*, cgf.*, output.*, run.*, this run's grid).
-Config from_run_file(MPI_Comm comm, const Config &given, const CommandOptions &options, RunFileSummary &point,
-                     SnapshotChoice &snapshot) {
-  Config merged;
-  collectively(comm, [&] {
-    point = inspect_run_file(options.from, "--from", false);
-    merged = config_from_text(point.config, options.from);
-    merged.ntk = given.ntk;
-    merged.cgf = given.cgf;
-    merged.output = given.output;
-    merged.run = given.run;
-    merged.parallel = given.parallel; // this run's grid, not the file's
-    snapshot.row = options.snapshot < 0 ? point.snapshots + options.snapshot : options.snapshot;
-    if (snapshot.row < 0 || snapshot.row >= point.snapshots)
-      throw InputError(key_error("--snapshot", std::to_string(options.snapshot),
-                                 options.from + " has " + std::to_string(point.snapshots) + " complete snapshots"));
-    snapshot.step = point.steps[static_cast<size_t>(snapshot.row)];
-    snapshot.tau = point.taus[static_cast<size_t>(snapshot.row)];
-  });
-  return merged;
-}
-
 // --cgf: the empirical log-sum-exp test at its points, and the closed form
 // of a family that has one.
 void cgf_test(MPI_Comm comm, const Config &config, const Problem &problem, NtkRunResult &result,
@@ -74,11 +46,33 @@ void cgf_test(MPI_Comm comm, const Config &config, const Problem &problem, NtkRu
 void print_result(std::ostream &out, const Config &config, const Problem &problem, const NtkRunResult &result) {
   const NtkSpectrum &K = result.spectrum;
   char line[400];
+  std::snprintf(line, sizeof line, "risk = %.17g\n", result.risk);
+  out << line;
   std::snprintf(line, sizeof line,
                 "NTK K_%s = (M L) J J^T: lambda_min = %.6e, lambda_max = %.6e, lambda_min/lambda_max = %.6e\n",
                 config.ntk.part.c_str(), K.lambda_min(), K.lambda_max(), K.lambda_min() / K.lambda_max());
   out << line;
   print_values(out, "eigenvalues (ascending):", K.eigenvalues, 4);
+  // What [B] makes of it (ntk.hpp's NtkReport): for the squared loss, no weight decay.
+  const NtkReport &r = result.report;
+  std::snprintf(line, sizeof line,
+                "K_V positive definite: %s (lambda_min(K_V) = %.6e %s %.3e = 100 rows eps lambda_max(K_V))\n",
+                r.kv_positive_definite ? "yes" : "no", r.kv_lambda_min, r.kv_positive_definite ? ">" : "<=",
+                r.tolerance);
+  out << line;
+  if (r.kv_positive_definite)
+    std::snprintf(line, sizeof line,
+                  "linear rate bound: R(tau) <= R(0) exp(-rate tau) near these particles, rate = "
+                  "2 lambda_min(K_V)/N = %.6e (N = %lld)\n",
+                  r.rate_bound, r.sequences);
+  else
+    std::snprintf(line, sizeof line, "linear rate bound: none (K_V is not positive definite)\n");
+  out << line;
+  std::snprintf(line, sizeof line,
+                "largest stable Euler step: dtau < 2 N / lambda_max(K_all) = %.6e (lambda_max(K_all) = %.6e; "
+                "K = (M L) J J^T, M L = %lld, so in units of train.dtau)\n",
+                r.euler_dtau_max, r.all_lambda_max, config.model.heads * config.model.slices);
+  out << line;
   if (result.cgf) {
     std::snprintf(line, sizeof line,
                   "CGF margin (empirical, n=%lld tokens, %lld points in the ball of radius %g): %.6e\n",
@@ -102,37 +96,34 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   MPI_Comm_rank(comm, &rank);
   std::ostream *out = rank == 0 ? log : nullptr;
 
-  // --from: the command line chooses only what mft ntk does with the run's
-  // configuration, data and snapshot. Every input is checked before
-  // anything is computed or written.
-  RunFileSummary point;
-  SnapshotChoice snapshot;
-  const bool from = !options.from.empty();
-  const Config merged = from ? from_run_file(comm, given_config, options, point, snapshot) : given_config;
-  const StoredData source{"--from", options.from, point.N, point.n, point.N_test};
+  // --from: the model, the data and the particles of a run file's
+  // snapshot; the command line chooses what mft ntk does with them. Every
+  // input is checked before anything is computed or written.
+  FromRun from;
+  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const StoredData source = from.stored();
   const Config config = resolve_config(comm, merged, Job::Ntk, from ? &source : nullptr);
   collectively(comm, [&] {
     if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
   MemoryEstimate memory;
   Problem problem = build_problem(comm, config, Job::Ntk, from ? &source : nullptr, &memory);
-  collectively(comm, [&] {
-    check_ntk_part(config.ntk.part, *problem.particles);
-    if (from) {
-      read_run_snapshot(options.from, "--from", snapshot.row, *problem.particles);
-      require_finite_snapshot(*problem.particles, {}, "--from", options.from, snapshot_of_step(snapshot.step));
-      problem.particles_changed();
-    }
-  });
+  collectively(comm, [&] { check_ntk_part(config.ntk.part, *problem.particles); });
+  if (from) {
+    read_from_run_particles(comm, from, *problem.particles);
+    problem.particles_changed();
+  }
 
   char line[400];
   std::snprintf(line, sizeof line,
                 "mft ntk: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices | part %s%s\n",
                 problem.data.N, problem.data.n, problem.data.d, describe_task(config).c_str(), config.model.heads,
                 config.model.slices, config.ntk.part.c_str(),
-                from ? (" | " + options.from + " step " + std::to_string(snapshot.step)).c_str() : " | initial particles");
-  const std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
-                             "memory: " + memory.summary() + "\n";
+                from ? (" | " + options.from + " step " + std::to_string(from.step)).c_str() : " | initial particles");
+  std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
+                       "memory: " + memory.summary() + "\n";
+  if (rank == 0 && !from)
+    if (const std::string note = init_file_differences(config, "ntk"); !note.empty()) header += note + "\n";
   if (end_of_setup(comm, config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};
   // No clean stop past the set-up: a signal ends the command as it always
   // did (its file is written once, at the end, under a hidden name).
@@ -140,7 +131,18 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   end_startup_if_stopped(comm);
 
   NtkRunResult result;
-  result.spectrum = ntk_spectrum(problem, config.ntk.part);
+  // The part asked for, and K_V and K_all for the report, in one sweep.
+  std::vector<std::string> parts = {config.ntk.part};
+  for (const char *part : {"V", "all"})
+    if (config.ntk.part != part) parts.push_back(part);
+  std::vector<NtkSpectrum> kernels = ntk_spectra(problem, parts);
+  const auto kernel = [&](const std::string &part) {
+    return static_cast<size_t>(std::find(parts.begin(), parts.end(), part) - parts.begin());
+  };
+  result.report = ntk_report(kernels[kernel("V")], kernels[kernel("all")], problem.data.N);
+  result.spectrum = std::move(kernels.front());
+  // The risk at these particles: the training's own at that snapshot.
+  result.risk = measure(problem, *problem.solver, problem.data).risk;
   std::vector<double> points;
   if (options.cgf) cgf_test(comm, config, problem, result, points);
   if (out) {
@@ -150,9 +152,10 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   if (write) {
     RunFile file(config.output.file, *problem.grid, config, info, problem.data, *problem.particles, nullptr,
                  &problem.test_data);
-    file.append_snapshot(snapshot.step, snapshot.tau, *problem.particles);
-    file.write_ntk({&result.spectrum, config.ntk.part, snapshot.step, result.cgf ? &result.empirical : nullptr,
-                    &points, problem.data.d, result.has_population ? &result.population : nullptr});
+    file.append_snapshot(from.step, from.tau, *problem.particles);
+    file.write_ntk({&result.spectrum, config.ntk.part, from.step, result.cgf ? &result.empirical : nullptr,
+                    &points, problem.data.d, result.has_population ? &result.population : nullptr,
+                    &result.report, result.risk});
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

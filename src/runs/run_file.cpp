@@ -6,6 +6,7 @@
 #include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
 #include "mft/io/mpi_io_watch.hpp"
+#include "mft/runs/launcher.hpp"
 #include "mft/tasks/task.hpp"
 
 #include <cctype>
@@ -96,6 +97,8 @@ RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
       if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) && word[1] != '.')
         info.petsc_options.push_back(word.substr(1));
   MPI_Comm_size(comm, &info.ranks);
+  info.program = argc > 0 ? argv[0] : "mft";
+  info.launcher = launcher_prefix(info.ranks);
   char stamp[32] = "";
   if (rank_of(comm) == 0) {
     const std::time_t now = std::time(nullptr);
@@ -402,11 +405,13 @@ hsize_t RunFile::write_history_rows() {
 }
 
 void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
-                            const std::vector<double> *tokens_depth, const std::vector<double> &depths, double drift) {
+                            const std::vector<double> *tokens_depth, const std::vector<double> &depths, double drift,
+                            double accuracy, const Measure *test) {
   const auto N = static_cast<hsize_t>(data.N), n = static_cast<hsize_t>(data.n),
              d = static_cast<hsize_t>(data.d), K1 = static_cast<hsize_t>(depths.size());
   const std::string what = "writing /forward";
-  require_space(what, (N * n * d * (1 + (tokens_depth ? K1 : 0)) + yhat.size()) * sizeof(double));
+  require_space(what, (N * n * d * (1 + (tokens_depth ? K1 : 0)) + yhat.size() + (test ? test->predictions.size() : 0)) *
+                         sizeof(double));
   phase(what, [&] {
     h5::Handle grp = h5::create_group(file_, "forward");
     // Each group's block of rows, written by its first head rank.
@@ -418,6 +423,14 @@ void RunFile::write_forward(const TokenData &data, const double *X1, const std::
     h5::write_dataset(file_, "/forward/predictions",
                       {N, static_cast<hsize_t>(yhat.size()) / std::max<hsize_t>(N, 1)}, yhat.data(), comm_);
     h5::write_attribute(grp, "risk", risk);
+    if (!std::isnan(accuracy)) h5::write_attribute(grp, "accuracy", accuracy);
+    if (test) {
+      const auto rows = static_cast<hsize_t>(data.d_out ? test->predictions.size() / data.d_out : 0);
+      h5::write_dataset(file_, "/forward/test_predictions", {rows, static_cast<hsize_t>(data.d_out)},
+                        test->predictions.data(), comm_);
+      h5::write_attribute(grp, "test_risk", test->risk);
+      if (!std::isnan(accuracy)) h5::write_attribute(grp, "test_accuracy", test->accuracy);
+    }
     if (tokens_depth) {
       h5::Handle path = h5::create_dataset(file_, "/forward/tokens_depth", {N, K1, n, d});
       h5::write_block(path, {static_cast<hsize_t>(block.begin), 0, 0, 0},
@@ -442,6 +455,16 @@ void RunFile::write_ntk(const NtkRecord &record) {
     h5::write_attribute(grp, "snapshot", record.snapshot);
     h5::write_attribute(grp, "lambda_min", K.lambda_min());
     h5::write_attribute(grp, "lambda_max", K.lambda_max());
+    if (!std::isnan(record.risk)) h5::write_attribute(grp, "risk", record.risk);
+    if (const NtkReport *r = record.report) {
+      h5::write_attribute(grp, "kv_lambda_min", r->kv_lambda_min);
+      h5::write_attribute(grp, "kv_lambda_max", r->kv_lambda_max);
+      h5::write_attribute(grp, "kv_tolerance", r->tolerance);
+      h5::write_attribute(grp, "kv_positive_definite", static_cast<long long>(r->kv_positive_definite));
+      h5::write_attribute(grp, "rate_bound", r->rate_bound);
+      h5::write_attribute(grp, "all_lambda_max", r->all_lambda_max);
+      h5::write_attribute(grp, "euler_dtau_max", r->euler_dtau_max);
+    }
     if (record.cgf) {
       const std::vector<double> &values = record.cgf->singular_values;
       const auto d = static_cast<hsize_t>(record.d);

@@ -305,6 +305,13 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   if (!point.has_history_row && point.row > 0 && point.step % every == 0)
     check.refuse("/history does not reach the last snapshot (step " + std::to_string(point.step) + ")");
   if (keep > 0) point.wall_time = check.values("/history/wall_time")[keep - 1];
+  // The row a restart starts from: its held-out measures and kernel are
+  // printed from here, not measured again.
+  if (point.has_history_row)
+    for (const HistoryColumn &column : history_columns()) {
+      const std::string p = std::string("/history/") + column.name;
+      if (h5::exists(file, p)) point.history_row[column.name] = check.values(p)[keep - 1];
+    }
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 #include "mft/core/error.hpp"
 #include "mft/train/trainer.hpp"
 #include "mft/runs/build_problem.hpp"
+#include "mft/runs/from_run.hpp"
+#include "mft/runs/launcher.hpp"
 #include "mft/runs/progress_log.hpp"
 #include "mft/runs/restart_config.hpp"
 #include "mft/analysis/ntk.hpp"
@@ -40,9 +42,17 @@ std::string format_seconds(double s) {
   return text;
 }
 
+// The time left, in one format for the whole column: hours:minutes:seconds.
+std::string clock_time(double s) {
+  const long long whole = std::llround(std::max(0.0, s));
+  char text[32];
+  std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", whole / 3600, whole / 60 % 60, whole % 60);
+  return text;
+}
+
 void print_header(std::ostream &out, const Config &c, const Problem &problem,
-                  const std::string &restart, const RunFileSummary &point, const MemoryEstimate &memory,
-                  const std::string &output, const std::string &method,
+                  const std::string &restart, const RunFileSummary &point, const FromRun &from, bool rank0_note,
+                  const MemoryEstimate &memory, const std::string &output, const std::string &method,
                   const std::vector<const HistoryColumn *> *columns) {
   char line[700];
   std::snprintf(line, sizeof line,
@@ -57,6 +67,11 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
       << "training: " << method << "\n"
       << "memory: " << memory.summary() << "\n"
       << "blas: " << blas_summary() << "\n";
+  if (from)
+    out << "from " << from.path << ": the particles of step " << from.step << " (tau " << from.tau
+        << "), a new run from step 0\n";
+  else if (rank0_note)
+    if (const std::string note = init_file_differences(c, "train"); !note.empty()) out << note << "\n";
   if (!restart.empty()) {
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
     if (output != restart) out << ", continued in " << output << " (a copy)";
@@ -80,6 +95,7 @@ public:
     HistoryShape shape;
     long long first;           // the step the run starts from
     bool resumed_first;        // the first row is in the file already, or off its schedule
+    const std::map<std::string, double> &resumed_row; // the file's columns of that row (none off schedule)
     const int &stop_reason;    // set by the stop check before each row
   };
 
@@ -134,7 +150,12 @@ private:
                          {"objective", state.objective}, {"grad_norm", state.grad_norm}, {"wall_time", now - t0_}};
     if (s_.shape.classifies) row["accuracy"] = state.accuracy;
     if (s_.shape.minibatches) row["batch_risk"] = state.batch_risk;
-    if (s_.shape.held_out && !resumed) {
+    // A resumed row's held-out measures and kernel as the file holds them;
+    // off the history's schedule the held-out data are measured (for the
+    // terminal and the log only), the kernel is not.
+    if (resumed)
+      for (const auto &[name, value] : s_.resumed_row) row.insert({name, value});
+    if (s_.shape.held_out && !row.count("test_risk")) {
       const Measure test = measure(problem, *problem.test_solver, problem.test_data);
       row["test_risk"] = test.risk;
       if (s_.shape.classifies) row["test_accuracy"] = test.accuracy;
@@ -160,7 +181,7 @@ private:
     const double left = per_step * static_cast<double>(steps - step);
     char tail[64];
     std::snprintf(tail, sizeof tail, " %9.3f %11s\n", per_step,
-                  step > s_.first ? format_seconds(left).c_str() : "-");
+                  step > s_.first ? clock_time(left).c_str() : "-");
     *s_.out << history_line(columns_, row) << tail << std::flush;
     std::map<std::string, double> logged = {{"seconds_per_step", per_step},
                                             {"seconds_left", step > s_.first ? left : std::nan("")}};
@@ -216,7 +237,7 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
 
 // The closing lines: the risk's change, and how to continue a stopped run.
 void print_end(std::ostream &out, const TrainResult &result, long long first, long long steps, int stop_reason,
-               const std::string &output, bool wrote) {
+               const std::string &output, bool wrote, const RunInfo &info) {
   const long long taken = result.last_step - first;
   char line[320];
   std::snprintf(line, sizeof line, "risk R: %.6e -> %.6e (factor %.3g) in %s, %.3f s per step\n",
@@ -229,11 +250,12 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
     std::string reason = stop_reason == kWalltime ? "train.max_walltime" : signal_name(stop_reason);
     if (stop_reason == SIGTERM && std::getenv("OMPI_COMM_WORLD_SIZE"))
       reason = "SIGTERM (from mpirun, which sends it on SIGINT or SIGTERM)";
-    std::snprintf(line, sizeof line,
-                  "stopped by %s after step %lld of %lld; %s holds it: continue with "
-                  "mft train --restart %s\n",
-                  reason.c_str(), result.last_step, steps, output.c_str(), output.c_str());
-    out << line;
+    std::snprintf(line, sizeof line, "stopped by %s after step %lld of %lld; %s holds it: continue with ",
+                  reason.c_str(), result.last_step, steps, output.c_str());
+    // Started the same way (launcher and rank count), the continued run
+    // gives the uninterrupted one's numbers bit for bit.
+    out << line << (info.launcher.empty() ? "" : info.launcher + " ") << shell_word(info.program)
+        << " train --restart " << shell_word(output) << "\n";
   }
   if (wrote) out << "wrote " << output << "\n";
   out << std::flush;
@@ -246,8 +268,10 @@ struct TrainStart {
   std::string restart, output;
   bool copy = false;
   RunFileSummary point;
-  StoredData stored;
+  FromRun from;      // --from: a new run from a trained model's snapshot
+  StoredData stored; // the data of the restart's file or of --from's
   Config config;
+  const StoredData *stored_data() const { return restart.empty() && !from ? nullptr : &stored; }
 };
 
 TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info, const CommandOptions &options,
@@ -262,20 +286,33 @@ TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info
       start.point = inspect_run_file(restart, "--restart", true);
     });
   start.stored = {"--restart", restart, start.point.N, start.point.n, start.point.N_test};
-  start.config = restart.empty() ? resolve_config(comm, given, Job::Train)
-                                 : resolve_config(comm, restart_configuration(comm, given, options.given, restart),
-                                                  Job::Train, &start.stored);
+  if (!options.from.empty()) {
+    const Config merged = from_run_configuration(comm, given, options, start.from);
+    start.stored = start.from.stored();
+    start.config = resolve_config(comm, merged, Job::Train, &start.stored);
+  } else {
+    start.config = restart.empty() ? resolve_config(comm, given, Job::Train)
+                                   : resolve_config(comm, restart_configuration(comm, given, options.given, restart),
+                                                    Job::Train, &start.stored);
+  }
   const Config &config = start.config;
   start.copy = !restart.empty() && options.given.count("output.file") > 0 && !same_file(config.output.file, restart);
   start.output = restart.empty() || start.copy ? config.output.file : restart;
   collectively(comm, [&] {
     if (!restart.empty()) check_restart_config(config, start.point, restart);
+    // A restart only goes on: fewer steps than the file has would leave its
+    // /config saying a length the file exceeds.
+    if (!restart.empty() && config.train.steps < start.point.step)
+      throw InputError(key_error("train.steps", std::to_string(config.train.steps),
+                                 restart + " is at step " + std::to_string(start.point.step) +
+                                     " already; a restart trains on to train.steps (give at least " +
+                                     std::to_string(start.point.step) + ", or read the file's snapshots)"));
     if (write && rank == 0)
       check_progress_log(config.output.log,
                          run_inputs(config, info, {{"--restart", restart}, {"output.file", start.output}}),
                          !restart.empty() && !options.given.count("output.log"));
     if (write && (restart.empty() || start.copy))
-      check_new_run_file(comm, config, info, {{"--restart", restart}},
+      check_new_run_file(comm, config, info, {{"--restart", restart}, {"--from", options.from}},
                          restart.empty() ? "continue its run with mft train --restart " + config.output.file +
                                                " (or add --resume)"
                                          : "");
@@ -295,10 +332,13 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   const Config &config = start.config;
   const std::string &restart = start.restart, &output = start.output;
   const RunFileSummary &point = start.point;
-  const StoredData &stored = start.stored;
   const bool copy = start.copy;
   MemoryEstimate memory;
-  Problem problem = build_problem(comm, config, Job::Train, restart.empty() ? nullptr : &stored, &memory);
+  Problem problem = build_problem(comm, config, Job::Train, start.stored_data(), &memory);
+  if (start.from) {
+    read_from_run_particles(comm, start.from, *problem.particles);
+    problem.particles_changed();
+  }
   std::unique_ptr<Trainer> trainer;
   collectively(comm, [&] { trainer = std::make_unique<Trainer>(problem, config); });
   const OptimizerState optimizer_state = trainer->optimizer().state();
@@ -312,8 +352,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
                            config.ntk.every > 0};
   const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
-  print_header(header, config, problem, restart, point, memory, output, trainer->optimizer().describe(),
-               options.dry_run ? nullptr : &columns);
+  print_header(header, config, problem, restart, point, start.from, rank == 0 && restart.empty(), memory, output,
+               trainer->optimizer().describe(), options.dry_run ? nullptr : &columns);
   if (end_of_setup(comm, config, info, "train", header.str(), options.dry_run, out)) return TrainResult{};
   std::unique_ptr<ProgressLog> progress;
   collectively(comm, [&] { progress = std::make_unique<ProgressLog>(write && rank == 0 ? config.output.log : ""); });
@@ -333,7 +373,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   // history's schedule (a snapshot between rows); never written twice.
   const bool resumed_first =
       !restart.empty() && (point.has_history_row || first % config.output.history_every != 0);
-  RowReporter monitor({config, problem, file.get(), *progress, out, shape, first, resumed_first, stop_reason});
+  RowReporter monitor(
+      {config, problem, file.get(), *progress, out, shape, first, resumed_first, point.history_row, stop_reason});
   monitor.start_clock(point.wall_time); // wall_time continues over restarts
   trainer->set_stop_check([&](long long) {
     // Every rank's signal flag and wall-time estimate, agreed by all.
@@ -385,7 +426,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
                   {{"status", result.stopped ? "stopped" : "done"},
                    {"reason", !result.stopped ? "" : stop_reason == kWalltime ? "train.max_walltime"
                                                                                : signal_name(stop_reason)}});
-  if (out) print_end(*out, result, first, steps, stop_reason, output, file != nullptr);
+  if (out) print_end(*out, result, first, steps, stop_reason, output, file != nullptr, info);
   return result;
 }
 

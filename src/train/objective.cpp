@@ -133,7 +133,8 @@ Measure measure(const Problem &problem, DepthSolver &solver, const TokenData &da
     solver.solve(block.tokens.data(), X1.data());
     mine = problem.readout->predict(block, X1.data());
   });
-  const std::vector<double> yhat = problem.grid->gather_rows(mine, data.N, data.d_out);
+  out.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
+  const std::vector<double> &yhat = out.predictions;
   out.risk = problem.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
   if (problem.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
   return out;

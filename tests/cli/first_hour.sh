@@ -24,11 +24,12 @@ for word in --restart --resume --dry-run train.steps train.method model.heads; d
   grep -q -- "$word" out.txt || fail "mft train -h does not mention $word"
 done
 grep -qE "^ +--cgf\." out.txt && fail "mft train -h lists cgf.* keys, which train does not read"
+grep -qE "^ +--ntk\.part" out.txt && fail "mft train -h lists ntk.part, which train does not read"
 mft_run 1 ntk -h
 for word in --from --snapshot --cgf cgf.points ntk.part; do
   grep -q -- "$word" out.txt || fail "mft ntk -h does not mention $word"
 done
-grep -qE -- "--restart|train\.steps" out.txt && fail "mft ntk -h lists what train reads"
+grep -qE -- "--restart|train\.steps|ntk\.every|output\.snapshot_every" out.txt && fail "mft ntk -h lists what train reads"
 mft_run 1 forward -h
 grep -qE "^ +--(train|ntk|cgf)\." out.txt && fail "mft forward -h lists keys forward does not read"
 mft_run 1 --petsc-help

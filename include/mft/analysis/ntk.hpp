@@ -36,4 +36,25 @@ void check_ntk_part(const std::string &part, const Particles &particles);
 // K_part at the problem's current particles. Collective on its grid.
 NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part);
 
+// K of each of `parts`, from one forward solve and one adjoint sweep.
+std::vector<NtkSpectrum> ntk_spectra(Problem &problem, const std::vector<std::string> &parts);
+
+// What [B] makes of the kernels, for the squared loss without weight decay:
+// the residual r = yhat - y obeys dr/dtau = -(1/N) K_all r near the
+// particles, so R = |r|^2 / (2N) decays at least at the rate
+// 2 lambda_min(K_V) / N while K_V stays positive definite (the V part
+// alone is linear in the parameters), and Euler's step r -> (1 - dtau
+// K_all / N) r is stable for dtau < 2 N / lambda_max(K_all). K includes
+// the factor M L of training's time scale, so these are in the units of
+// train.dtau.
+struct NtkReport {
+  long long sequences = 0;    // N
+  double kv_lambda_min = 0.0, kv_lambda_max = 0.0, all_lambda_max = 0.0;
+  double tolerance = 0.0;     // K_V is positive definite when lambda_min exceeds this
+  bool kv_positive_definite = false;
+  double rate_bound = 0.0;    // 2 lambda_min(K_V) / N (0 when K_V is not positive definite)
+  double euler_dtau_max = 0.0; // 2 N / lambda_max(K_all)
+};
+NtkReport ntk_report(const NtkSpectrum &K_V, const NtkSpectrum &K_all, long long sequences);
+
 } // namespace mft

@@ -109,7 +109,7 @@ struct FamiliesConfig {
 };
 
 struct CgfConfig {
-  long long points = 256; // K sample points z
+  long long points = 0; // K sample points z; 0: max(256, N + d + 1), set when resolved
   double radius = 1.0;    // uniform in the ball of this radius
 };
 
@@ -193,6 +193,12 @@ long long parse_integer(const std::string &key, const std::string &text);
 
 // Whether `name` is a configuration key.
 bool is_config_key(const std::string &name);
+
+// The key a misspelt `name` most likely means (a few edits away, or a key
+// named without its section), or "" when none is close; did_you_mean
+// writes it as "; did you mean KEY?" ("" for none).
+std::string closest_key(const std::string &name);
+std::string did_you_mean(const std::string &name);
 
 // Sets one key from its INI text: InputError `KEY = VALUE: why` for an
 // unknown key or a bad value.

@@ -16,8 +16,8 @@ struct CommandOptions {
   bool dry_run = false;      // --dry-run: check and resolve, print, write nothing
   std::string restart;       // train: --restart FILE
   bool resume = false;       // train: --resume (restart output.file when it exists)
-  std::string from;          // ntk: --from FILE
-  long long snapshot = -1;   // ntk: --snapshot S (row of /particles; -1: the last)
+  std::string from;          // forward, ntk, train: --from FILE (a trained model)
+  long long snapshot = -1;   // --from: --snapshot S (row of /particles; -1: the last)
   bool cgf = false;          // ntk: --cgf
   std::set<std::string> given; // keys set on the command line or in the INI file
   std::string config_file;     // --config FILE
@@ -43,7 +43,9 @@ std::string command_help(const std::string &command);
 std::string key_reference_markdown();
 
 // Whether `command` (forward, train, ntk) reads `key`: forward no train.*,
-// ntk.* or cgf.* key, ntk no train.* key, train no cgf.* key.
+// ntk.* or cgf.* key, ntk no train.*, forward.* key or ntk.every, train no
+// cgf.*, forward.* key or ntk.part; only train the history's, snapshots' and
+// log's output keys.
 bool command_reads_key(const std::string &command, const std::string &key);
 
 } // namespace mft

@@ -2,6 +2,7 @@
 // `mft forward`: data -> particles -> forward solve in depth -> readout ->
 // output file. Collective on comm.
 #include "mft/core/config.hpp"
+#include "mft/runs/command_line.hpp"
 #include "mft/runs/run_file.hpp"
 
 #include <mpi.h>
@@ -23,10 +24,11 @@ struct ForwardResult {
 
 // Runs the forward problem of `config` and writes config.output.file (unless
 // `write` is false). Progress goes to `log` on rank 0 (nullptr: silent).
-// `dry_run`: every check, then the resolved configuration printed
-// (end_of_setup); nothing computed or written. Throws InputError / Error on
-// every rank alike.
+// options.from: the model, data and particles of a run file's snapshot
+// (from_run.hpp). options.dry_run: every check, then the resolved
+// configuration printed (end_of_setup); nothing computed or written. Throws
+// InputError / Error on every rank alike.
 ForwardResult run_forward(MPI_Comm comm, const Config &config, const RunInfo &info, std::ostream *log,
-                          bool write = true, bool dry_run = false);
+                          bool write = true, const CommandOptions &options = {});
 
 } // namespace mft

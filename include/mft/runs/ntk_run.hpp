@@ -9,6 +9,7 @@
 #include "mft/core/config.hpp"
 #include "mft/analysis/ntk.hpp"
 #include "mft/runs/run_file.hpp"
+#include "mft/train/objective.hpp"
 
 #include <mpi.h>
 #include <ostream>
@@ -16,7 +17,9 @@
 namespace mft {
 
 struct NtkRunResult {
-  NtkSpectrum spectrum;
+  NtkSpectrum spectrum; // K of ntk.part
+  NtkReport report;     // from K_V and K_all (one sweep with the part's)
+  double risk = 0.0;    // R at these particles
   bool cgf = false;
   CgfMargin empirical;            // with --cgf
   bool has_population = false;

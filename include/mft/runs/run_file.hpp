@@ -32,6 +32,7 @@
 #include "mft/io/output_claim.hpp"
 #include "mft/model/particles.hpp"
 #include "mft/runs/history_columns.hpp"
+#include "mft/train/objective.hpp"
 #include "mft/train/optimizer.hpp"
 
 #include <functional>
@@ -49,6 +50,8 @@ struct RunInfo {
   std::string command_line;
   std::string created; // ISO 8601, the same string on every rank
   int ranks = 1;
+  std::string program;  // argv[0], as the user wrote it
+  std::string launcher; // launcher_prefix: "mpirun -n 2", "srun -n 4", or "" alone
   std::string config_file; // --config FILE, an input the output must not be
   std::vector<std::string> petsc_options; // the -options of the command line, without their values
 };
@@ -68,6 +71,7 @@ struct RunFileSummary {
   std::vector<double> taus;     // tau of each complete snapshot
   long long history_rows = 0; // /history rows up to and including `step`
   bool has_history_row = false; // /history has the row of `step`
+  std::map<std::string, double> history_row; // that row's columns (has_history_row)
   long long N = 0, n = 0;   // /data/tokens
   long long N_test = 0;     // /data/test_tokens
   std::map<std::string, std::string> config; // /config, rendered as INI text
@@ -141,6 +145,8 @@ struct NtkRecord {
   const std::vector<double> *cgf_points = nullptr; // its points z, K x d
   long long d = 0;
   const CgfMargin *population = nullptr;           // the closed-form test of a family, when it has one
+  const NtkReport *report = nullptr;               // K_V's definiteness, the rate bound, Euler's limit
+  double risk = std::numeric_limits<double>::quiet_NaN(); // R at the particles
 };
 
 class RunFile {
@@ -201,10 +207,13 @@ public:
   // /forward: final tokens X(1) (X1: this group's block of the N sequences
   // of `data`), predictions yhat (all N) and the risk R; with `tokens_depth`
   // (this group's block, block x K+1 x n x d) the tokens at `depths`; a
-  // token norm's drift from its constraint (NaN: none).
+  // token norm's drift from its constraint (NaN: none); a classifier's
+  // accuracy (NaN: none); the held-out sequences' predictions, risk and
+  // accuracy (`test`: null without held-out data).
   void write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
                      const std::vector<double> *tokens_depth = nullptr, const std::vector<double> &depths = {},
-                     double drift = std::numeric_limits<double>::quiet_NaN());
+                     double drift = std::numeric_limits<double>::quiet_NaN(),
+                     double accuracy = std::numeric_limits<double>::quiet_NaN(), const Measure *test = nullptr);
 
   // /ntk: the Gram matrix and its eigenvalues (ascending), with the
   // attributes part, snapshot, lambda_min, lambda_max; with a CGF test,

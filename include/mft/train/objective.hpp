@@ -70,6 +70,7 @@ private:
 struct Measure {
   double risk = 0.0;
   double accuracy = 0.0;
+  std::vector<double> predictions; // yhat of all N sequences, N x d_out
 };
 Measure measure(const Problem &problem, DepthSolver &solver, const TokenData &data);
 
