@@ -434,6 +434,20 @@ class Run:
         columns = first + sorted(k for k in hist if k not in first)
         return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)
 
+    def forward_dataset(self):
+        """/forward of an `mft forward` run as an xarray.Dataset (dims
+        sequence, token, coordinate, depth, output; risk and the other
+        results as attributes): `mft.outputs.forward_dataset`."""
+        from . import outputs
+        return outputs.forward_dataset(self)
+
+    def ntk_dataset(self):
+        """/ntk of an `mft ntk` run as an xarray.Dataset (gram, eigenvalues,
+        the CGF test; lambda_min, lambda_max, ... as attributes):
+        `mft.outputs.ntk_dataset`."""
+        from . import outputs
+        return outputs.ntk_dataset(self)
+
     def close(self):
         self.file.close()
 

@@ -93,6 +93,39 @@ def write_run(path, *, M=3, L=2, d=4, d_h=2, S=3, T=5, seed=0, mlp=True, history
     return arrays, hist
 
 
+SMALL = {"model.d": 3, "model.head_dim": 2, "model.slices": 2, "data.sequences": 4, "data.tokens": 5}
+
+
+def small(**keys):
+    """The command-line keys of a small run: SMALL with `keys` (model_heads=3
+    for model.heads) over it."""
+    merged = dict(SMALL, **{k.replace("_", ".", 1): v for k, v in keys.items()})
+    return [str(a) for key, value in merged.items() for a in (f"--{key}", value)]
+
+
+def mft_command(folder, *args):
+    """Runs the built mft (one rank) in `folder`; fails the test on an error."""
+    done = subprocess.run([os.environ["MFT"], *map(str, args)], cwd=folder, capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0:
+        raise AssertionError(f"mft {' '.join(map(str, args))}: exit {done.returncode}\n{done.stderr}")
+    return done.stdout
+
+
+def one_line_error(test, call, *words):
+    """Asserts that call() raises RunFileError, one line holding `words`;
+    returns the message."""
+    from mft.io import RunFileError
+
+    with test.assertRaises(RunFileError) as caught:
+        call()
+    message = str(caught.exception)
+    test.assertNotIn("\n", message)
+    for w in words:
+        test.assertIn(str(w), message)
+    return message
+
+
 def stand_in_mft(build):
     """A stand-in for BUILD/apps/mft (MFT_BUILD=BUILD, as env.sh finds mft)
     that prints KEYS for `--keys` and refuses anything else."""

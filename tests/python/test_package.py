@@ -3,8 +3,9 @@
 here with h5py: the labelled particles and the history table against the raw
 datasets, the sweep-table reader (module and command line, and the Slurm
 scripts that call it), and scripts/collect_sweep.py; with them the tests of
-damaged run files and hostile sweep tables (damaged_inputs.py) and of the
-token geometry along depth (token_geometry.py).
+damaged run files and hostile sweep tables (damaged_inputs.py), of the
+token geometry along depth (token_geometry.py), of the readers of /forward
+and /ntk (forward_ntk.py).
 
   python3 tests/python/test_package.py [-v]
 """
@@ -35,6 +36,8 @@ from notebook import Notebook  # noqa: E402, F401
 from sweeps import LocalSweep  # noqa: E402, F401
 # The token geometry along depth (mft.tokens).
 from token_geometry import TokenGeometry  # noqa: E402, F401
+# The readers of /forward and /ntk.
+from forward_ntk import ForwardAndNtkFiles, OutputsOnWrittenFiles  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
