@@ -1,21 +1,24 @@
 """Analysis of mft's HDF5 run files (schema mft/1, see docs/FORMAT.md).
 
-Modules: `mft.io` reads run files (`open_run`, `Run`, `RunFileError`);
+Modules: `mft.io` reads run files (`open_run`, `Run`, `RunFileError`)
+and many at once (`open_runs`: one xarray.Dataset, the keys that differ
+between the runs as its dimensions, from `mft.runs`); `mft.outputs` gives
+the results of `mft forward` and `mft ntk` as labelled arrays;
 `mft.history`, `mft.particles_plot`, `mft.compare`, `mft.sweep`,
 `mft.ntk_table` and `mft.tokens` hold the command-line tools (each a
 `main(argv=None)`; `mft.tokens` also the token geometry along depth);
 `mft.reference` is an independent NumPy model of mft's equations.
 
-The names of `mft.io` are also reachable here (`mft.open_run(path)`); they
-are imported on first use, so `import mft` alone loads neither h5py nor
-numpy.
+The names of `mft.io` are also reachable here (`mft.open_run(path)`,
+`mft.open_runs(pattern)`); they are imported on first use, so `import mft`
+alone loads neither h5py nor numpy.
 """
 
 # The release, the same as the C++ program's (CMakeLists.txt's project
 # VERSION; a test compares them).
 __version__ = "0.1.0"
 
-__all__ = ["FORMAT", "Run", "RunFileError", "open_run"]
+__all__ = ["FORMAT", "Run", "RunFileError", "open_run", "open_runs"]
 
 
 def __getattr__(name):

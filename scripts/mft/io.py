@@ -472,3 +472,7 @@ def open_run(path):
     <mft.Run 'runs/icl.h5': task icl-linear, N=256, M=16, L=4, d=6; 11 snapshots (steps 0..200), 11 history rows>
     """
     return Run(os.fspath(path))
+
+
+# Several runs as one Dataset, their differing keys as dimensions (mft.runs).
+from .runs import open_runs, run_labels  # noqa: E402, F401

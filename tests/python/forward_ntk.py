@@ -13,6 +13,7 @@ import numpy as np
 
 from fixtures import mft_command, one_line_error, small, write_run
 import mft
+from mft import io as mft_io
 
 
 @unittest.skipUnless(os.environ.get("MFT"), "needs the built mft (MFT; ctest sets it)")
@@ -124,6 +125,12 @@ class ForwardAndNtkFiles(unittest.TestCase):
         self.assertEqual((ds.attrs["kv_lambda_min"], ds.attrs["rate_bound"], ds.attrs["all_lambda_max"]),
                          (0.3, 0.15, 12.0))
         self.assertEqual(ds.attrs["euler_dtau_max"], 1 / 6)
+        # open_runs takes the numeric results of runs without a history.
+        both = mft_io.open_runs([str(self.tmp / "ntk.h5"), path], dims=["output.file"])
+        self.assertEqual(list(both["output.file"].values), ["bound.h5", "ntk.h5"])
+        self.assertEqual(float(both.rate_bound.sel({"output.file": "bound.h5"})), 0.15)
+        self.assertTrue(np.isnan(float(both.rate_bound.sel({"output.file": "ntk.h5"}))))
+        np.testing.assert_array_equal(both.lambda_min.values, [ds.attrs["lambda_min"]] * 2)
 
 
 class OutputsOnWrittenFiles(unittest.TestCase):

@@ -5,7 +5,7 @@ datasets, the sweep-table reader (module and command line, and the Slurm
 scripts that call it), and scripts/collect_sweep.py; with them the tests of
 damaged run files and hostile sweep tables (damaged_inputs.py), of the
 token geometry along depth (token_geometry.py), of the readers of /forward
-and /ntk (forward_ntk.py).
+and /ntk (forward_ntk.py) and of many runs at once (many_runs.py).
 
   python3 tests/python/test_package.py [-v]
 """
@@ -38,6 +38,8 @@ from sweeps import LocalSweep  # noqa: E402, F401
 from token_geometry import TokenGeometry  # noqa: E402, F401
 # The readers of /forward and /ntk.
 from forward_ntk import ForwardAndNtkFiles, OutputsOnWrittenFiles  # noqa: E402, F401
+# Many runs as one Dataset and their labels.
+from many_runs import FourRuns, RunsOnWrittenFiles  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
@@ -48,10 +50,11 @@ class Package(unittest.TestCase):
     def test_lazy_imports(self):
         code = ("import sys; import mft, mft.sweep; assert 'h5py' not in sys.modules; import mft.io; "
                 "assert 'xarray' not in sys.modules and 'pandas' not in sys.modules, 'eager import'; "
-                "assert mft.open_run is mft.io.open_run and mft.Run is mft.io.Run; print('ok')")
+                "assert mft.open_run is mft.io.open_run and mft.Run is mft.io.Run; "
+                "assert mft.open_runs is mft.io.open_runs; print('ok')")
         done = subprocess.run([PYTHON, "-c", code], env=ENV, capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(sorted(mft.__all__), ["FORMAT", "Run", "RunFileError", "open_run"])
+        self.assertEqual(sorted(mft.__all__), ["FORMAT", "Run", "RunFileError", "open_run", "open_runs"])
 
     def test_particles_xarray(self):
         path = str(self.tmp / "run.h5")

@@ -1,0 +1,124 @@
+"""Many runs at once (mft.io.open_runs) and the labels of runs by the keys
+they differ in (run with test_package.py): on four runs of the built mft
+(MFT, which ctest sets), two widths by two seeds, and on files written
+here."""
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from fixtures import mft_command, one_line_error, small, write_run
+import mft
+from mft import runs
+from mft import io as mft_io
+
+
+def write_sweep_run(path, M, seed, T=5, **config):
+    """A write_run file with init.seed = seed, model.heads = M (and `config`)."""
+    write_run(path, M=M, seed=100 * M + seed, T=T)
+    with h5py.File(path, "r+") as f:
+        f["config"].attrs["init.seed"] = seed
+        f["config"].attrs["output.file"] = os.path.basename(path)
+        for key, value in config.items():
+            f["config"].attrs[key] = value
+
+
+@unittest.skipUnless(os.environ.get("MFT"), "needs the built mft (MFT; ctest sets it)")
+class FourRuns(unittest.TestCase):
+    """mft train at two widths and two seeds (a few steps on 4 sequences)."""
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="mft-runs-"))
+        cls.paths = {}
+        for M in (2, 3):
+            for seed in (1, 2):
+                name = f"sweep-{M}-{seed}.h5"
+                mft_command(cls.tmp, "train", *small(model_heads=M, init_seed=seed, train_steps=3, output_file=name))
+                cls.paths[M, seed] = str(cls.tmp / name)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def raw(self, M, seed, name):
+        with h5py.File(self.paths[M, seed], "r") as f:
+            return f["history/" + name][...]
+
+    def test_final_measures(self):
+        ds = mft_io.open_runs(str(self.tmp / "sweep-*.h5"))
+        self.assertEqual(ds.risk.dims, ("model.heads", "init.seed"))
+        np.testing.assert_array_equal(ds["model.heads"].values, [2, 3])
+        np.testing.assert_array_equal(ds["init.seed"].values, [1, 2])
+        self.assertEqual(list(ds.data_vars)[:6], ["step", "tau", "risk", "objective", "grad_norm", "wall_time"])
+        for (M, seed), path in self.paths.items():
+            cell = ds.sel({"model.heads": M, "init.seed": seed})
+            self.assertEqual(float(cell.risk), self.raw(M, seed, "risk")[-1])
+            self.assertEqual(float(cell.tau), self.raw(M, seed, "tau")[-1])
+            self.assertEqual(int(cell.step), 3)
+            self.assertEqual(str(cell.file.values), path)
+        # Different seeds and widths train to different risks.
+        self.assertEqual(len(set(ds.risk.values.ravel().tolist())), 4)
+        # Keys all four share are attributes; the differing output.file is neither.
+        self.assertEqual((ds.attrs["model.d"], ds.attrs["train.steps"]), (3, 3))
+        for key in ("model.heads", "init.seed", "output.file"):
+            self.assertNotIn(key, ds.attrs)
+        self.assertNotIn("output.file", ds.dims)
+
+    def test_step_and_history(self):
+        at = mft_io.open_runs(list(self.paths.values()), step=1)
+        self.assertEqual(float(at.risk.sel({"model.heads": 3, "init.seed": 2})), self.raw(3, 2, "risk")[1])
+        one_line_error(self, lambda: mft_io.open_runs(list(self.paths.values()), step=9),
+                       "no history row of step 9")
+        full = mft_io.open_runs(list(self.paths.values()), history=True)
+        self.assertEqual(full.risk.dims, ("model.heads", "init.seed", "step"))
+        np.testing.assert_array_equal(full.step.values, [0, 1, 2, 3])
+        for M, seed in self.paths:
+            np.testing.assert_array_equal(full.risk.sel({"model.heads": M, "init.seed": seed}).values,
+                                          self.raw(M, seed, "risk"))
+        # Step 0: the same data, other particles at another width: other risks.
+        self.assertNotEqual(float(full.risk.isel(step=0)[0, 0]), float(full.risk.isel(step=0)[1, 0]))
+
+    def test_refusals(self):
+        paths = list(self.paths.values())
+        clash = str(self.tmp / "again.h5")
+        shutil.copy(self.paths[2, 1], clash)
+        self.addCleanup(os.remove, clash)
+        one_line_error(self, lambda: mft_io.open_runs(paths + [clash]), self.paths[2, 1], clash,
+                       "same coordinates", "model.heads=2, init.seed=1")
+        one_line_error(self, lambda: mft_io.open_runs(paths, dims=["model.heads"]), "same coordinates",
+                       "they differ in init.seed")
+        text = self.tmp / "notes.h5"
+        text.write_text("not a run\n")
+        self.addCleanup(os.remove, text)
+        one_line_error(self, lambda: mft_io.open_runs(paths + [str(text)]), text, "not an HDF5 file")
+        one_line_error(self, lambda: mft_io.open_runs(str(self.tmp / "nothing-*.h5")), "no file matches")
+        one_line_error(self, lambda: mft_io.open_runs(paths, dims=["model.heads", "no.such"]), "no.such")
+
+
+class RunsOnWrittenFiles(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="mft-runs-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def test_missing_cell_and_string_key(self):
+        paths = []
+        for M, seed, method in ((2, 1, "flow"), (2, 2, "flow"), (4, 1, "adam")):
+            paths.append(str(self.tmp / f"r{M}{seed}.h5"))
+            write_sweep_run(paths[-1], M, seed, T=6, **{"train.method": method})
+        ds = mft_io.open_runs(paths)
+        self.assertEqual(ds.risk.dims, ("model.heads", "train.method", "init.seed"))
+        np.testing.assert_array_equal(ds["train.method"].values, ["adam", "flow"])
+        cell = ds.sel({"model.heads": 4, "train.method": "adam", "init.seed": 1})
+        with h5py.File(paths[2], "r") as f:
+            self.assertEqual(float(cell.risk), f["history/risk"][-1])
+            self.assertEqual(int(cell.step), 5)
+        self.assertTrue(np.isnan(float(ds.risk.sel({"model.heads": 4, "train.method": "flow", "init.seed": 2}))))
+        self.assertEqual(int(np.isnan(ds.risk.values).sum()), 5)  # 8 cells, 3 runs
+        # Labels name the keys that differ, the seed last.
+        configs = [mft.open_run(p).config for p in paths]
+        self.assertEqual(runs.run_labels(configs), ["M=2 method=flow seed=1", "M=2 method=flow seed=2",
+                                                    "M=4 method=adam seed=1"])
