@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from . import io as mft_io
+from . import runs as runs_module
 
 
 def flatten_heads(p, l):
@@ -99,10 +100,13 @@ def main(argv=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # Each curve labelled by the keys in which the runs differ ('M=4 seed=2').
+    configs = [r.config for r in runs]
+    keys = runs_module.label_keys(configs) or ["model.heads", "model.slices"]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, r, h in zip(names, runs, curves):
+    for name, label, h in zip(names, runs_module.run_labels(configs, keys), curves):
         if h is not None:
-            ax.semilogy(h["tau"], h["risk"], label=f"{name}: M={r.config['model.heads']}, L={r.config['model.slices']}")
+            ax.semilogy(h["tau"], h["risk"], label=f"{name}: {label}")
     ax.set_xlabel("training time τ")
     ax.set_ylabel("risk R (log scale)")
     ax.set_title("loss curves; W2c² = (1/L) Σ_l W2²(ρ_A(·|l), ρ_B(·|l)) in the table printed", fontsize=9)

@@ -13,8 +13,10 @@ warning and no line.
 
 With two or more runs the figure shows R against tau (left) and against wall
 time (right), one colour per run: minibatch risk (sgd, adam) thin and faint,
-held-out risk dash-dotted. Each run is labelled by its train.method, batch
-and Langevin temperature unless --labels names them; a table of final tau,
+held-out risk dash-dotted. Each run is labelled by the configuration keys
+that differ between the runs ('M=4 seed=2': the symbols of MODEL.md where
+a key has one), led by its train.method, batch and Langevin temperature when
+those differ, unless --labels names them; a table of final tau,
 final R, wall seconds, steps (and, with --fit, the fitted rate) goes to
 stdout. Legends sit below the axes, where they hide no curve.
 
@@ -27,6 +29,7 @@ import os
 import numpy as np
 
 from . import io as mft_io
+from . import runs
 from .reference import flag
 
 
@@ -77,9 +80,21 @@ def method_label(cfg):
     return label
 
 
+METHOD_KEYS = ("train.method", "train.batch", "train.temperature")
+
+
 def default_labels(paths, configs):
-    """method_label of each run; labels that collide get the file's basename."""
-    labels = [method_label(cfg) for cfg in configs]
+    """A legend label per run from the configuration keys that differ
+    between the runs: 'M=4 seed=2'; when the method, batch or temperature
+    differ, method_label ('sgd b=4') leads. Runs whose configurations agree
+    are labelled by method; labels that still collide get the file's
+    basename."""
+    differing = runs.label_keys(configs)
+    others = [k for k in differing if k not in METHOD_KEYS]
+    by_keys = runs.run_labels(configs, others)
+    method = any(k in METHOD_KEYS for k in differing)
+    labels = [" ".join(part for part in (method_label(cfg) if method or not rest else "", rest) if part)
+              for cfg, rest in zip(configs, by_keys)]
     return [f"{label} ({os.path.basename(path)})" if labels.count(label) > 1 else label
             for path, label in zip(paths, labels)]
 
@@ -188,6 +203,7 @@ def plot_compare(paths, histories, labels, args, plt):
     fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
     fig.savefig(out, dpi=120)
     print(f"wrote {out}")
+    return fig
 
 
 @mft_io.exit_on_run_file_error

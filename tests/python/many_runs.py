@@ -1,19 +1,21 @@
 """Many runs at once (mft.io.open_runs) and the labels of runs by the keys
-they differ in (run with test_package.py): on four runs of the built mft
-(MFT, which ctest sets), two widths by two seeds, and on files written
-here."""
+they differ in (plot_history's legend; run with test_package.py): on four runs of the built mft (MFT, which ctest
+sets), two widths by two seeds, and on files written here."""
+import io
 import os
 import shutil
 import tempfile
 import unittest
+from contextlib import redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import h5py
 import numpy as np
 
-from fixtures import mft_command, one_line_error, small, write_run
+from fixtures import mft_command, one_line_error, script, small, write_run
 import mft
-from mft import runs
+from mft import history, runs
 from mft import io as mft_io
 
 
@@ -98,6 +100,26 @@ class FourRuns(unittest.TestCase):
         one_line_error(self, lambda: mft_io.open_runs(str(self.tmp / "nothing-*.h5")), "no file matches")
         one_line_error(self, lambda: mft_io.open_runs(paths, dims=["model.heads", "no.such"]), "no.such")
 
+    def test_labels(self):
+        order = [(2, 1), (2, 2), (3, 1), (3, 2)]
+        paths = [self.paths[k] for k in order]
+        configs = [mft.open_run(p).config for p in paths]
+        expected = ["M=2 seed=1", "M=2 seed=2", "M=3 seed=1", "M=3 seed=2"]
+        self.assertEqual(history.default_labels(paths, configs), expected)
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        out = io.StringIO()
+        with redirect_stdout(out):
+            fig = history.plot_compare(paths, [mft.open_run(p).history for p in paths], expected,
+                                       SimpleNamespace(output=str(self.tmp / "h.png"), fit=False, fit_from=None,
+                                                       fit_to=None), plt)
+        self.addCleanup(plt.close, fig)
+        self.assertEqual([t.get_text() for t in fig.legends[0].get_texts()], expected)
+        status, stdout, stderr = script("plot_history", *paths, "-o", self.tmp / "h2.png")
+        self.assertEqual(status, 0, stderr)
+        self.assertEqual([line.split("  ")[0] for line in stdout.splitlines()[1:5]], expected)
+
 
 class RunsOnWrittenFiles(unittest.TestCase):
     def setUp(self):
@@ -118,7 +140,27 @@ class RunsOnWrittenFiles(unittest.TestCase):
             self.assertEqual(int(cell.step), 5)
         self.assertTrue(np.isnan(float(ds.risk.sel({"model.heads": 4, "train.method": "flow", "init.seed": 2}))))
         self.assertEqual(int(np.isnan(ds.risk.values).sum()), 5)  # 8 cells, 3 runs
-        # Labels name the keys that differ, the seed last.
+        # Labels: the method leads when it differs, the seed comes last.
         configs = [mft.open_run(p).config for p in paths]
         self.assertEqual(runs.run_labels(configs), ["M=2 method=flow seed=1", "M=2 method=flow seed=2",
                                                     "M=4 method=adam seed=1"])
+        self.assertEqual(history.default_labels(paths, configs), ["flow M=2 seed=1", "flow M=2 seed=2",
+                                                                  "adam M=4 seed=1"])
+
+    def test_labels_of_runs_that_agree(self):
+        a, b = str(self.tmp / "a.h5"), str(self.tmp / "b.h5")
+        write_sweep_run(a, 3, 1)
+        write_sweep_run(b, 3, 1)
+        configs = [mft.open_run(p).config for p in (a, b)]
+        self.assertEqual(runs.differing_keys(configs), [])  # output.file differs but says nothing
+        self.assertEqual(history.default_labels([a, b], configs), ["flow (a.h5)", "flow (b.h5)"])
+        one_line_error(self, lambda: mft_io.open_runs([a, b]), a, b, "same coordinates", "init.seed=1",
+                       "configurations are the same")
+        # Two keys of one name within their sections are named in full.
+        with h5py.File(b, "r+") as f:
+            f["config"].attrs["data.seed"] = 5
+            f["config"].attrs["init.seed"] = 2
+        with h5py.File(a, "r+") as f:
+            f["config"].attrs["data.seed"] = 4
+        configs = [mft.open_run(p).config for p in (a, b)]
+        self.assertEqual(runs.run_labels(configs), ["data.seed=4 init.seed=1", "data.seed=5 init.seed=2"])
