@@ -1,5 +1,6 @@
-"""Many runs at once (mft.io.open_runs) and the labels of runs by the keys
-they differ in (plot_history's legend; run with test_package.py): on four runs of the built mft (MFT, which ctest
+"""Many runs at once (mft.io.open_runs), the labels of runs by the keys
+they differ in (plot_history's legend) and compare_runs' exact zero (run
+with test_package.py): on four runs of the built mft (MFT, which ctest
 sets), two widths by two seeds, and on files written here."""
 import io
 import os
@@ -15,7 +16,7 @@ import numpy as np
 
 from fixtures import mft_command, one_line_error, script, small, write_run
 import mft
-from mft import history, runs
+from mft import compare, history, runs
 from mft import io as mft_io
 
 
@@ -120,6 +121,18 @@ class FourRuns(unittest.TestCase):
         self.assertEqual(status, 0, stderr)
         self.assertEqual([line.split("  ")[0] for line in stdout.splitlines()[1:5]], expected)
 
+    def test_compare_runs_is_exactly_zero_on_a_copy(self):
+        copy = str(self.tmp / "copy.h5")
+        shutil.copy(self.paths[3, 2], copy)
+        self.addCleanup(os.remove, copy)
+        status, stdout, stderr = script("compare_runs", self.paths[3, 2], copy, self.paths[3, 1],
+                                        "-o", self.tmp / "c.png")
+        self.assertEqual(status, 0, stderr)
+        rows = {tuple(line.split()[:2]): float(line.split()[2]) for line in stdout.splitlines()
+                if line.startswith(" ") and "h5" in line}
+        self.assertEqual(rows[("sweep-3-2.h5", "copy.h5")], 0.0)
+        self.assertGreater(rows[("sweep-3-2.h5", "sweep-3-1.h5")], 0.0)
+
 
 class RunsOnWrittenFiles(unittest.TestCase):
     def setUp(self):
@@ -164,3 +177,32 @@ class RunsOnWrittenFiles(unittest.TestCase):
             f["config"].attrs["data.seed"] = 4
         configs = [mft.open_run(p).config for p in (a, b)]
         self.assertEqual(runs.run_labels(configs), ["data.seed=4 init.seed=1", "data.seed=5 init.seed=2"])
+
+    def test_compare_is_exactly_zero_for_the_same_heads(self):
+        a = str(self.tmp / "a.h5")
+        arrays, _ = write_run(a, M=24, L=2, d=6, d_h=4, S=2, mlp=False)
+        p = {name: arrays[name][-1] for name in ("Q", "K", "V")}
+        self.assertEqual(compare.conditional_w2_squared(p, {k: v.copy() for k, v in p.items()}), 0.0)
+        order = np.random.default_rng(1).permutation(24)
+        permuted = {k: v[:, order] for k, v in p.items()}
+        self.assertEqual(compare.conditional_w2_squared(p, permuted), 0.0)
+        # |x|^2 + |y|^2 - 2<x, y> leaves a rounding error on the same pairs:
+        x = compare.flatten_heads(p, 0)
+        y = compare.flatten_heads(permuted, 0)
+        naive = (x ** 2).sum(1)[:, None] + (y ** 2).sum(1)[None, :] - 2 * x @ y.T
+        self.assertGreater(np.abs(naive[order, np.arange(24)]).max(), 0.0)
+        self.assertEqual(np.abs(compare.squared_distances(x, y)[order, np.arange(24)]).max(), 0.0)
+        # A translation of slice 0's V by 0.5 in each of its d^2 entries: W2^2 = 0.25 d^2 there, 0 in slice 1.
+        shifted = dict(p, V=p["V"].copy())
+        shifted["V"][0] += 0.5
+        self.assertAlmostEqual(compare.conditional_w2_squared(p, shifted), 0.25 * 36 / 2, places=11)
+        # Widths that differ: each head of the narrow run twice in the wide one is the same measure.
+        doubled = {k: np.concatenate([v, v], axis=1) for k, v in p.items()}
+        self.assertAlmostEqual(compare.conditional_w2_squared(p, doubled), 0.0, places=14)
+
+        b = str(self.tmp / "b.h5")
+        shutil.copy(a, b)
+        status, stdout, stderr = script("compare_runs", a, b, "-o", self.tmp / "c.png")
+        self.assertEqual(status, 0, stderr)
+        row = next(line.split() for line in stdout.splitlines() if line.split()[:2] == ["a.h5", "b.h5"])
+        self.assertEqual(float(row[2]), 0.0)

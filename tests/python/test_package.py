@@ -38,7 +38,7 @@ from sweeps import LocalSweep  # noqa: E402, F401
 from token_geometry import TokenGeometry  # noqa: E402, F401
 # The readers of /forward and /ntk.
 from forward_ntk import ForwardAndNtkFiles, OutputsOnWrittenFiles  # noqa: E402, F401
-# Many runs as one Dataset and their labels.
+# Many runs as one Dataset, their labels, compare_runs' exact zero.
 from many_runs import FourRuns, RunsOnWrittenFiles  # noqa: E402, F401
 
 
