@@ -13,12 +13,16 @@ depth s and sequence,
   its numerical rank and its leaders, the fewest tokens whose columns hold
   `share` of the attention every token gives.
 
-  python3 scripts/plot_tokens.py RUN.h5 [--eps 1e-2] [--beta 4] [--sequence 0]
+  python3 scripts/plot_tokens.py RUN.h5 [--eps 1e-2] [--beta 4] [--sequence 0] [--coords 0,3 | --coords pca]
 
 prints the profile against depth and writes RUN_tokens.png: the trajectories
-of one sequence's tokens (on the circle for d = 2, the sphere for d = 3, the
-first two coordinates otherwise) and the cluster count and energy against
-depth.
+of one sequence's tokens and the cluster count and energy against depth.
+The trajectories are drawn in coordinates --coords I,J, or on the first two
+principal axes of that sequence's tokens over every depth (--coords pca);
+by default on the circle for d = 2, the sphere for d = 3 and the principal
+axes for d > 3 (the output names the view). The cluster panel shows the
+mean count over the sequences and the band from the fewest to the most, on
+a linear axis unless the counts span a factor 10 (then a log axis).
 """
 import argparse
 import os
@@ -119,44 +123,107 @@ def read_tokens_depth(run):
     return run.file["forward/tokens_depth"][...], run.file["forward/depth"][...]
 
 
-def plot(path, T, s, prof, sequence, eps, beta, out):
+def parse_coords(text):
+    """--coords: 'pca', or two distinct coordinate indices 'i,j' (0-based)."""
+    if text.strip().lower() == "pca":
+        return "pca"
+    try:
+        pair = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        pair = ()
+    if len(pair) != 2 or pair[0] == pair[1] or min(pair) < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two different coordinates i,j (from 0) or pca")
+    return pair
+
+
+def projection(X, coords=None):
+    """The 2-D view of one sequence's tokens X (K+1, n, d) along depth:
+    (points (K+1, n, 2), (x label, y label), what in words). coords: a pair
+    (i, j) of coordinates; 'pca', the first two principal axes of the
+    tokens of every depth together (centred; the share of their variance
+    each holds in its label); None, the default: coordinates 0 and 1, or
+    'pca' when d > 3. ValueError for a coordinate the tokens do not have."""
+    X = np.asarray(X, dtype=float)
+    d = X.shape[-1]
+    if coords is None:
+        coords = "pca" if d > 3 or d < 2 else (0, 1)
+    if coords == "pca":
+        flat = X.reshape(-1, d)
+        centred = flat - flat.mean(axis=0)
+        _, sv, vt = np.linalg.svd(centred, full_matrices=False)
+        axes = vt[:2].T if d >= 2 else np.hstack([vt[:1].T, np.zeros((d, 1))])
+        share = sv ** 2 / max(float((sv ** 2).sum()), np.finfo(float).tiny)
+        share = np.concatenate([share, [0.0, 0.0]])[:2]
+        points = (centred @ axes).reshape(X.shape[:-1] + (2,))
+        labels = tuple(f"principal axis {k + 1} ({100 * share[k]:.0f} % of the variance)" for k in range(2))
+        return points, labels, "the first two principal axes of the drawn tokens over every depth"
+    i, j = coords
+    if max(i, j) >= d:
+        raise ValueError(f"--coords {i},{j}: the tokens have d = {d} coordinates (0 to {d - 1})")
+    return X[..., [i, j]], (f"x[{i}]", f"x[{j}]"), f"coordinates x[{i}] and x[{j}]"
+
+
+def cluster_scale(prof):
+    """'log' when the cluster counts span a factor 10 or more (n tokens
+    merging to a few), else 'linear': a count that barely moves is a flat
+    line on a log axis."""
+    low = max(float(np.min(prof["clusters_min"])), 1.0)
+    return "log" if float(np.max(prof["clusters_max"])) >= 10 * low else "linear"
+
+
+def plot(path, T, s, prof, sequence, eps, beta, coords=None):
+    """The figure: one sequence's token trajectories (`projection`; the
+    sphere in 3-D for d = 3 and no coords) and the clusters (mean over the
+    sequences, the band from the fewest to the most) and energy against
+    depth. Returns the matplotlib Figure (the caller saves and closes it)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
     d = T.shape[-1]
     fig = plt.figure(figsize=(11, 4.2))
     X = T[sequence]  # (K+1, n, d)
-    if d == 3:
+    if d == 3 and coords is None:
         ax = fig.add_subplot(1, 2, 1, projection="3d")
         for j in range(X.shape[1]):
             ax.plot(X[:, j, 0], X[:, j, 1], X[:, j, 2], lw=0.7)
         ax.scatter(X[-1, :, 0], X[-1, :, 1], X[-1, :, 2], s=8, c="k")
-    else:
-        ax = fig.add_subplot(1, 2, 1)
-        if d == 2:
-            t = np.linspace(0, 2 * np.pi, 200)
-            ax.plot(np.cos(t), np.sin(t), color="0.85", lw=0.8)
-        for j in range(X.shape[1]):
-            ax.plot(X[:, j, 0], X[:, j, 1], lw=0.7)
-        ax.scatter(X[-1, :, 0], X[-1, :, 1], s=8, c="k", zorder=3, label="s = 1")
-        ax.set_aspect("equal")
         ax.set_xlabel("x[0]")
         ax.set_ylabel("x[1]")
+        ax.set_zlabel("x[2]")
+    else:
+        ax = fig.add_subplot(1, 2, 1)
+        P, (xlabel, ylabel), _ = projection(X, coords)
+        if d == 2 and coords in (None, (0, 1), (1, 0)):
+            t = np.linspace(0, 2 * np.pi, 200)
+            ax.plot(np.cos(t), np.sin(t), color="0.85", lw=0.8)
+        for j in range(P.shape[1]):
+            ax.plot(P[:, j, 0], P[:, j, 1], lw=0.7)
+        ax.scatter(P[-1, :, 0], P[-1, :, 1], s=8, c="k", zorder=3, label="s = 1")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
     ax.set_title(f"sequence {sequence}: tokens from s = 0 to 1")
     right = fig.add_subplot(1, 2, 2)
-    right.plot(s, prof["clusters"], "o-", ms=3, label=f"clusters (|x_i − x_j| < {eps:g}), mean over sequences")
+    right.fill_between(s, prof["clusters_min"], prof["clusters_max"], color="C0", alpha=0.2, lw=0,
+                       label="fewest to most over the sequences")
+    right.plot(s, prof["clusters"], "o-", ms=3, label="mean over the sequences")
     right.set_xlabel("depth s")
-    right.set_ylabel("clusters")
-    right.set_yscale("log")
+    scale = cluster_scale(prof)
+    right.set_yscale(scale)
+    if scale == "linear":
+        right.set_ylim(0, float(np.max(prof["clusters_max"])) + 1)
+        right.yaxis.set_major_locator(MaxNLocator(integer=True))
+    right.set_ylabel(f"clusters of the n = {T.shape[2]} tokens" + (" (log scale)" if scale == "log" else ""))
+    right.set_title(f"clusters: components of |x_i − x_j| < ε = {eps:g}", fontsize=9)
     if "energy" in prof:
         twin = right.twinx()
         twin.plot(s, prof["energy"], color="C1", lw=1, label=f"energy E_β, β = {beta:g}")
         twin.set_ylabel("E_β")
         twin.legend(loc="center right", fontsize=8)
-    right.legend(loc="upper right", fontsize=8)
+    right.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    return fig
 
 
 @mft_io.exit_on_run_file_error
@@ -166,12 +233,23 @@ def main(argv=None):
     parser.add_argument("--eps", type=float, default=1e-2, help="the clusters' distance (default 1e-2)")
     parser.add_argument("--beta", type=float, help="the energy's beta (default: none, no energy)")
     parser.add_argument("--sequence", type=int, default=0, help="the sequence whose tokens are drawn")
+    parser.add_argument("--coords", type=parse_coords, default=None, metavar="I,J|pca",
+                        help="the view of the drawn tokens: coordinates I and J (from 0), or pca, their first two "
+                             "principal axes (default: coordinates 0 and 1, the sphere in 3-D for d = 3, pca for "
+                             "d > 3)")
     parser.add_argument("-o", "--output", help="the figure (default RUN_tokens.png)")
     args = parser.parse_args(argv)
     run = mft_io.open_run(args.run)
     T, s = read_tokens_depth(run)
     if not 0 <= args.sequence < T.shape[0]:
         sys.exit(f"error: --sequence {args.sequence}: {args.run} has {T.shape[0]} sequences")
+    if args.coords is None and T.shape[-1] == 3:
+        view = "the sphere, coordinates x[0], x[1], x[2]"
+    else:
+        try:
+            view = projection(T[args.sequence], args.coords)[2]
+        except ValueError as e:
+            sys.exit(f"error: {e}")
     prof = profile(T, args.eps, args.beta)
     print(f"{'depth s':>10} {'clusters':>10} {'min':>5} {'max':>5} {'min cos':>10} {'mean cos':>10}"
           + (f" {'energy':>14}" if args.beta is not None else ""))
@@ -182,7 +260,12 @@ def main(argv=None):
             line += f" {prof['energy'][k]:14.8g}"
         print(line)
     print(f"clusters: connected components of |x_i - x_j| < eps = {args.eps:g}")
+    print(f"trajectories of sequence {args.sequence}: {view}")
+    print(f"clusters axis: {cluster_scale(prof)} scale")
     out = args.output or os.path.splitext(args.run)[0] + "_tokens.png"
-    plot(args.run, T, s, prof, args.sequence, args.eps, args.beta, out)
+    fig = plot(args.run, T, s, prof, args.sequence, args.eps, args.beta, args.coords)
+    fig.savefig(out, dpi=120)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
     print(f"wrote {out}")
     return 0

@@ -35,7 +35,7 @@ from notebook import Notebook  # noqa: E402, F401
 # Sweeps run here and collected with their failures.
 from sweeps import LocalSweep  # noqa: E402, F401
 # The token geometry along depth (mft.tokens).
-from token_geometry import TokenGeometry  # noqa: E402, F401
+from token_geometry import TokenGeometry, TokenViews  # noqa: E402, F401
 # The readers of /forward and /ntk.
 from forward_ntk import ForwardAndNtkFiles, OutputsOnWrittenFiles  # noqa: E402, F401
 # Many runs as one Dataset, their labels, compare_runs' exact zero.

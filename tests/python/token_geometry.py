@@ -1,16 +1,21 @@
 """mft.tokens on constructed token sets whose answers are known: cluster
 counts, cosines, the interaction energy, the rank and leaders of attention
-matrices, the profile along depth and the command line on a file written
+matrices, the profile along depth, the views of the trajectories (--coords)
+and the scale of the cluster panel, and the command line on a file written
 here (run with test_package.py)."""
+import io
+import os
 import shutil
+import subprocess
 import tempfile
 import unittest
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import h5py
 import numpy as np
 
-from fixtures import write_run
+from fixtures import PYTHON, SCRIPTS, write_run
 from mft import tokens
 
 
@@ -86,3 +91,88 @@ class TokenGeometry(unittest.TestCase):
             f["forward/depth"] = np.array([0.0, 0.5, 1.0])
         self.assertEqual(tokens.main([str(path), "--eps", "1e-6", "--beta", "1", "-o", str(tmp / "t.png")]), 0)
         self.assertTrue((tmp / "t.png").stat().st_size > 0)
+
+
+def depth_tokens(d=4, N=2, n=4, K=3):
+    """(N, K+1, n, d) tokens whose coordinates 1 and 3 stay 0: all their
+    spread in the plane of coordinates 0 and 2."""
+    rng = np.random.default_rng(7)
+    T = np.zeros((N, K + 1, n, d))
+    T[..., 0] = rng.standard_normal((N, K + 1, n))
+    T[..., 2] = 3 * rng.standard_normal((N, K + 1, n))
+    return T
+
+
+class TokenViews(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="mft-tokens-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.T = depth_tokens()
+        self.path = str(self.tmp / "run.h5")
+        write_run(self.path, history=False)
+        with h5py.File(self.path, "a") as f:
+            f["forward/tokens_depth"] = self.T
+            f["forward/depth"] = np.linspace(0, 1, self.T.shape[1])
+
+    def test_projection(self):
+        X = self.T[1]
+        points, labels, what = tokens.projection(X, (0, 3))
+        np.testing.assert_array_equal(points[..., 0], X[..., 0])
+        np.testing.assert_array_equal(points[..., 1], X[..., 3])
+        self.assertEqual(labels, ("x[0]", "x[3]"))
+        # d = 4: principal axes by default; all the spread lies in a plane,
+        # so the view keeps every distance and the two axes hold 100 %.
+        points, labels, what = tokens.projection(X)
+        self.assertIn("principal axes", what)
+        flat, view = X.reshape(-1, 4), points.reshape(-1, 2)
+        np.testing.assert_allclose(np.linalg.norm(view[:, None] - view[None], axis=-1),
+                                   np.linalg.norm(flat[:, None] - flat[None], axis=-1), atol=1e-12)
+        shares = [float(label.split("(")[1].split(" %")[0]) for label in labels]
+        self.assertEqual(sum(shares), 100.0)
+        self.assertGreater(shares[0], shares[1])  # coordinate 2 spreads 3 times as far
+        with self.assertRaises(ValueError):
+            tokens.projection(X, (0, 4))
+        self.assertEqual(tokens.parse_coords(" 0,3"), (0, 3))
+        self.assertEqual(tokens.parse_coords("PCA"), "pca")
+
+    def test_command_line_coords(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(tokens.main([self.path, "--coords", "0,3", "--sequence", "1",
+                                          "-o", str(self.tmp / "t.png")]), 0)
+        self.assertIn("trajectories of sequence 1: coordinates x[0] and x[3]", out.getvalue())
+        self.assertTrue((self.tmp / "t.png").read_bytes().startswith(b"\x89PNG"))
+        prof = tokens.profile(self.T, 1e-2)
+        fig = tokens.plot(self.path, self.T, np.linspace(0, 1, 4), prof, 1, 1e-2, None, (0, 3))
+        left, right = fig.axes[:2]
+        self.assertEqual((left.get_xlabel(), left.get_ylabel()), ("x[0]", "x[3]"))
+        for j, line in enumerate(left.get_lines()):
+            np.testing.assert_array_equal(line.get_xdata(), self.T[1, :, j, 0])
+            np.testing.assert_array_equal(line.get_ydata(), self.T[1, :, j, 3])
+        self.assertEqual(len(left.get_lines()), 4)
+        # The four tokens stay apart: 4 clusters at every depth, a linear axis.
+        self.assertEqual(right.get_yscale(), "linear")
+        self.assertEqual(right.get_ylim(), (0.0, 5.0))
+        self.assertIn("clusters of the n = 4 tokens", right.get_ylabel())
+        # Coordinates the tokens do not have: one line, exit status 1 (2 for a malformed pair).
+        for coords, status, words in (("0,4", 1, "d = 4 coordinates"), ("2,2", 2, "two different"),
+                                      ("x", 2, "two different")):
+            done = subprocess.run([PYTHON, str(SCRIPTS / "plot_tokens.py"), self.path, "--coords", coords,
+                                   "-o", str(self.tmp / "u.png")], capture_output=True, text=True,
+                                  env=dict(os.environ, PYTHONPATH=str(SCRIPTS)))
+            self.assertEqual(done.returncode, status, done.stderr)
+            self.assertIn(words, done.stderr)
+            self.assertEqual(done.stdout, "")
+
+    def test_cluster_scale(self):
+        few = {"clusters_min": np.array([4, 2, 1]), "clusters_max": np.array([4, 3, 1])}
+        many = {"clusters_min": np.array([40, 9, 1]), "clusters_max": np.array([40, 12, 2])}
+        self.assertEqual(tokens.cluster_scale(few), "linear")
+        self.assertEqual(tokens.cluster_scale(many), "log")
+        rows = [np.eye(2)[[0, 1] * 20] * (1 + 0.1 * np.arange(40))[:, None], np.tile([[1.0, 0.0]], (40, 1))]
+        T = np.stack([np.stack(rows)])  # 40 tokens apart, then one cluster
+        prof = tokens.profile(T, 1e-2)
+        np.testing.assert_array_equal(prof["clusters"], [40, 1])
+        fig = tokens.plot(self.path, T, np.array([0.0, 1.0]), prof, 0, 1e-2, None)
+        self.assertEqual(fig.axes[1].get_yscale(), "log")
+        self.assertIn("(log scale)", fig.axes[1].get_ylabel())
