@@ -74,6 +74,11 @@ install(PROGRAMS scripts/make_digits.py scripts/make_permutation_pairs.py DESTIN
 install(DIRECTORY scripts/experiments DESTINATION ${MFT_SHARE_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(PROGRAMS scripts/slurm/run-mft.sh scripts/slurm/submit_sweep.sh scripts/slurm/local-cluster.sh
+                 scripts/slurm/sbatch.sh
         DESTINATION ${MFT_SHARE_DIR}/slurm)
+# The site's sbatch options: options.sh reads them from site-options beside
+# it (the installation's file, written by whoever runs the installation;
+# the example shows the form).
+install(FILES scripts/slurm/options.sh scripts/slurm/site-options.example DESTINATION ${MFT_SHARE_DIR}/slurm)
 install(CODE "set(MFT_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\nset(MFT_SHARE_DIR \"${MFT_SHARE_DIR}\")")
 install(SCRIPT cmake/install_batch.cmake)
