@@ -1,27 +1,25 @@
-"""Collects the runs of a sweep: the final risk R, objective Q and step count
-of every run into a table (stdout and CSV), and plots the final R against the
-width M at fixed depth L and against L at fixed M (the shape of [A]'s
-experiments: small models stall, wide or deep ones reach R ~ 0).
-
-  python3 scripts/collect_sweep.py RUN.h5 [RUN.h5 ...] [--csv sweep.csv] [--plot sweep.png]
+"""Sweep tables: the runs of a sweep as a CSV file of configuration keys,
+one row per run (made by hand or by `mft-sweep grid`), with the base
+configuration and the options every row shares; read by the local runner
+(mft.sweep_run), the Slurm array (scripts/slurm/sweep.sbatch) and the check
+before either (mft.sweep_check). `python3 -m mft.sweep --help` (or
+`mft-sweep --help`) describes the table and the commands.
 """
-import argparse
-import collections
 import csv
 import difflib
 import os
 import re
+import shlex
 import stat
 import subprocess
 import sys
 import unicodedata
 
-from .h5checks import file_kind, one_line
+from .h5checks import file_kind
+# The collection (mft.sweep collect, scripts/collect_sweep.py): its names stay importable from here.
+from .sweep_collect import COLUMNS, cannot_write, collect, main, plot, print_table, why_failed, write_csv  # noqa: F401
 
-# The columns of the collected table, in this order.
-COLUMNS = ["file", "M", "L", "steps", "tau", "R0", "R", "Q"]
-
-TABLE_USAGE = """Reads a sweep table: a CSV file whose header names mft configuration keys
+TABLE_USAGE = """Sweep tables: a CSV file whose header names mft configuration keys
 (model.heads, readout.weights, ...) and whose rows are runs; lines whose first
 non-blank character is '#' and blank lines are skipped, spaces around keys and
 values are dropped, and a value holding commas is quoted ("0.5,0.25"). The
@@ -30,35 +28,61 @@ and a regular file (a FIFO, a device or a folder is refused before it is
 opened). No control character but tab may appear in it (NUL, escape, ...;
 CR and LF only end lines): each cell becomes one argument of mft. The table
 may not set output.file: each task writes runs/sweep-ARRAYJOB-TASK.h5 itself.
+Two comment lines are settings that every row shares:
+  #: base = run.ini           passed as --config run.ini to every row (a relative
+                              path is relative to the table's folder)
+  #: args = --train.steps 50  mft options added to every row (shell words)
 
-  python3 -m mft.sweep count TABLE        prints the number of rows
-  python3 -m mft.sweep args TABLE TASK    prints row TASK (0-based) as mft options,
-                                          --key value ..., each followed by a NUL byte;
-                                          an empty value leaves its key unset
-  python3 -m mft.sweep check TABLE --keys-from FILE
-  python3 -m mft.sweep check TABLE --mft PROGRAM
-                                          checks every row and that every header key
-                                          is an mft configuration key: one a line in
-                                          FILE ('-': stdin), the output of `mft --keys`,
-                                          or as PROGRAM --keys prints them; then prints
-                                          the number of rows (scripts/slurm/submit_sweep.sh
-                                          runs it before it submits)
-  python3 -m mft.sweep collect RUN.h5 ... the same as scripts/collect_sweep.py
-  python3 -m mft.sweep run TABLE [--jobs J] [--ranks R] [--name NAME]
-                                          runs the table here, without Slurm: J runs
-                                          at a time into runs/sweep-NAME-ROW.h5, then
-                                          collects them (python3 -m mft.sweep run --help)
+  mft-sweep grid KEY=VALUES ... [--base INI] [--args OPTIONS] [-o TABLE] [-- OPTIONS]
+                                          writes the table of every combination of the
+                                          values (the last key varies fastest): VALUES is
+                                          a comma-separated list (CSV quoting for a value
+                                          holding commas) of values and inclusive integer
+                                          ranges A:B or A:B:STEP (init.seed=1:3 is 1,2,3);
+                                          to stdout or TABLE (mft-sweep grid --help)
+  mft-sweep count TABLE                   prints the number of rows
+  mft-sweep args TABLE TASK               prints row TASK (0-based) as mft options: --config
+                                          BASE, --key value ..., the shared options; each
+                                          followed by a NUL byte; an empty value leaves its
+                                          key unset
+  mft-sweep check TABLE --mft PROGRAM [--base INI] [--args OPTIONS] [-- OPTIONS]
+                                          checks the table, that every header key is one
+                                          of PROGRAM --keys, then every row's values by
+                                          `PROGRAM train --dry-run` (one process a row, no
+                                          MPI launcher), and that this Python can collect
+                                          the runs; prints the number of rows
+                                          (scripts/slurm/submit_sweep.sh runs it before it
+                                          submits)
+  mft-sweep check TABLE --keys-from FILE  the keys only, against a list one a line in FILE
+                                          ('-': stdin), as `mft --keys` prints it
+  mft-sweep freeze TABLE -o OUT [--base INI] [--args OPTIONS] [-- OPTIONS]
+                                          writes TABLE with the settings given here added
+                                          (submit_sweep.sh submits such a copy)
+  mft-sweep collect RUN.h5 ...            the same as scripts/collect_sweep.py
+  mft-sweep run TABLE [--jobs J] [--ranks R] [--name NAME] [--base INI] [--args OPTIONS]
+                                          checks, then runs the table here, without Slurm:
+                                          J runs at a time into runs/sweep-NAME-ROW.h5, then
+                                          collects them (mft-sweep run --help)
 
-Exit status 2, with one line naming the table and the row or line, for a table
-that cannot be read, a row with another number of fields than the header, an
-empty, repeated or (check) unknown key, an unbalanced quote, a control
-character (with its column), a cell of more than 64 KiB (with its column),
-or a row TASK that the table lacks; check also for a key list that cannot be
-read.
+mft-sweep is `python3 -m mft.sweep` (PYTHONPATH=scripts in a checkout, or
+scripts/mft-sweep there). Exit status 2, with one line naming the table and
+the row or line, for a table that cannot be read, a row with another number
+of fields than the header, an empty, repeated or (check) unknown key, an
+unbalanced quote, a control character (with its column), a cell of more than
+64 KiB (with its column), an unknown or repeated setting, or a row TASK that
+the table lacks; check also for a key list that cannot be read and for the
+first row that mft refuses (with mft's own message).
 """
 # Keys a sweep table may not set, and why: the task sets them itself.
 TASK_KEYS = {"output.file": "each task writes runs/sweep-ARRAYJOB-TASK.h5 (set by sweep.sbatch; "
                             "mft refuses a key given twice)"}
+# Options of mft train that the shared options of a table may not give, and why.
+TASK_OPTIONS = {"--restart": "each task continues its own file (run-mft.sh, --resume)",
+                "--resume": "each task continues its own file (run-mft.sh, --resume)",
+                "--dry-run": "a task runs; mft-sweep check does the dry run",
+                "--config": "name the base configuration with base (--base)"}
+# The settings a table's '#: NAME = VALUE' lines may give.
+SETTINGS = ("base", "args")
 # The most bytes (UTF-8) a cell of a sweep table may hold: a value of mft's
 # configuration is far shorter, and csv refuses a field past its own limit.
 CELL_LIMIT = 64 * 1024
@@ -67,155 +91,6 @@ CELL_LIMIT = 64 * 1024
 class SweepTableError(Exception):
     """A sweep table that cannot be read, a row that it lacks, or a header
     key that is not in the key list it is checked against."""
-
-
-def _run_row(path):
-    from . import io as mft_io
-
-    run = mft_io.Run(path)
-    try:
-        hist = run.training_history()
-        cfg = run.config
-        return {"file": os.path.basename(path), "M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]),
-                "steps": int(hist["step"][-1]), "tau": float(hist["tau"][-1]),
-                "R0": float(hist["risk"][0]), "R": float(hist["risk"][-1]), "Q": float(hist["objective"][-1])}
-    finally:
-        run.close()
-
-
-def collect(paths):
-    """The final values of each training run in `paths` as a pandas.DataFrame
-    with COLUMNS (file: the basename; M, L; steps, tau, R and Q of the last
-    complete history row; R0 the initial risk), sorted by L, M and file.
-    Raises mft.io.RunFileError for a file that is not an mft/1 training run
-    or whose history is damaged."""
-    import pandas as pd
-
-    frame = pd.DataFrame([_run_row(path) for path in paths], columns=COLUMNS)
-    return frame.sort_values(["L", "M", "file"], kind="stable").reset_index(drop=True)
-
-
-def print_table(frame, out=None):
-    out = out or sys.stdout
-    print(f"{'file':<28} {'M':>6} {'L':>5} {'steps':>7} {'tau':>9} {'R initial':>12} {'R final':>12} {'Q final':>12}",
-          file=out)
-    for r in frame.to_dict("records"):
-        print(f"{r['file']:<28} {r['M']:>6} {r['L']:>5} {r['steps']:>7} {r['tau']:>9.4g} {r['R0']:>12.5e}"
-              f" {r['R']:>12.5e} {r['Q']:>12.5e}", file=out)
-
-
-def cannot_write(path):
-    """Why no file can be written at `path`, found by stat before any work:
-    it is a folder, a FIFO or a socket (a write to a FIFO waits for a
-    reader), or its folder is missing; None when it can be tried (a regular
-    file is replaced)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        folder = os.path.dirname(path) or "."
-        return None if os.path.isdir(folder) else f"no folder {folder} to write it in"
-    except (OSError, ValueError) as e:
-        return f"cannot look at it ({getattr(e, 'strerror', None) or e})"
-    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        return f"{file_kind(mode)}, not a regular file"
-    return None
-
-
-def write_csv(frame, path):
-    """The table as CSV, plain "\\n" line ends, floats to the last digit."""
-    frame.to_csv(path, columns=COLUMNS, index=False, lineterminator="\n")
-
-
-def plot(frame, path):
-    """Final R against M at fixed L (left) and against L at fixed M (right)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-    by_L, by_M = collections.defaultdict(list), collections.defaultdict(list)
-    for r in frame.to_dict("records"):
-        by_L[r["L"]].append((r["M"], r["R"]))
-        by_M[r["M"]].append((r["L"], r["R"]))
-    for L, pts in sorted(by_L.items()):
-        pts.sort()
-        a.loglog(*zip(*pts), "o-", label=f"L = {L}")
-    for M, pts in sorted(by_M.items()):
-        pts.sort()
-        b.loglog(*zip(*pts), "s-", label=f"M = {M}")
-    a.set_xlabel("heads per slice M")
-    b.set_xlabel("depth slices L")
-    for ax in (a, b):
-        ax.set_ylabel("final risk R")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    a.set_title("final R against width at fixed depth", fontsize=9)
-    b.set_title("final R against depth at fixed width", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
-def why_failed(path):
-    """Why the run of a sweep task in `path` did not finish, or None when it
-    did: no file (the task ended before its first snapshot), a file that is
-    not a complete training run, or one whose history stops before
-    train.steps (diverged, failed or out of time)."""
-    from . import io as mft_io
-
-    if not os.path.exists(path):
-        return "no such file (the task ended before its first snapshot; see its log)"
-    try:
-        with mft_io.open_run(path) as run:
-            last = int(run.training_history()["step"][-1])
-            steps = int(run.config.get("train.steps", last))
-    except mft_io.RunFileError as e:
-        return str(e).replace(f"{path}: ", "", 1)
-    if last < steps:
-        return f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
-    return None
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+", help="mft train run files")
-    parser.add_argument("--csv", help="CSV file to write")
-    parser.add_argument("--plot", help="PNG file to write")
-    parser.add_argument("--report-failed", action="store_true",
-                        help="a sweep's files: collect those whose run finished, print one line per other "
-                             "(missing, damaged, stopped early) and exit 1 if there was one")
-    args = parser.parse_args(argv)
-    for path, what in ((args.csv, "--csv"), (args.plot, "--plot")):
-        why = path and cannot_write(path)
-        if why:
-            print(f"error: {what} {path}: {why}", file=sys.stderr)
-            return 2
-
-    from . import io as mft_io  # here: the sweep-table commands need neither h5py nor numpy
-
-    runs, failed = list(args.runs), []
-    if args.report_failed:
-        failed = [(path, why) for path in runs for why in [why_failed(path)] if why]
-        runs = [path for path in runs if path not in {p for p, _ in failed}]
-        for path, why in failed:
-            print(f"failed: {path}: {why}")
-        print(f"{len(runs)} of {len(args.runs)} runs finished")
-        if not runs:
-            return 1
-    try:
-        frame = collect(runs)
-    except mft_io.RunFileError as e:
-        sys.exit(f"error: {e}")
-    print_table(frame)
-    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", plot)):
-        if not path:
-            continue
-        try:
-            write(frame, path)
-        except (OSError, ValueError) as e:  # ValueError: a plot format matplotlib does not know
-            print(f"error: {what} {path}: cannot write it ({one_line(getattr(e, 'strerror', None) or e)})",
-                  file=sys.stderr)
-            return 2
-        print(f"wrote {path}")
-    return 1 if failed else 0
 
 
 # Sweep tables: the runs of a Slurm sweep (scripts/slurm/sweep.sbatch).
@@ -269,15 +144,66 @@ def _named(c):
 def read_table(table):
     """The sweep table `table` (a CSV file path) as (header line number,
     keys, rows): see `sweep_rows`."""
+    return _parse(table)[:3]
+
+
+def table_settings(table):
+    """The settings of the sweep table `table`, its '#: NAME = VALUE'
+    lines: {"base": path of the base configuration or None, "args": [mft
+    options]}. A relative base is taken from the table's folder."""
+    return _parse(table)[3]
+
+
+def _setting(table, number, line, settings):
+    """Reads the setting line `line` ('#: base = run.ini') into `settings`."""
+    name, equals, value = line.lstrip()[2:].partition("=")
+    name, value = name.strip(), value.strip()
+    if not equals or name not in SETTINGS:
+        raise SweepTableError(f"{table}: line {number}: {line.strip()!r} is no setting "
+                              f"(a line '#: NAME = VALUE', NAME one of {', '.join(SETTINGS)})")
+    if name in settings["lines"]:
+        raise SweepTableError(f"{table}: line {number} sets {name} again (line {settings['lines'][name]} set it)")
+    settings["lines"][name] = number
+    if name == "base":
+        if not value:
+            raise SweepTableError(f"{table}: line {number}: base names no file")
+        settings["base"] = os.path.join(os.path.dirname(table), value)
+    else:
+        try:
+            words = shlex.split(value)
+        except ValueError as e:
+            raise SweepTableError(f"{table}: line {number}: args: {e}") from None
+        settings["args"] = words
+        why = bad_shared_args(words)
+        if why:
+            raise SweepTableError(f"{table}: line {number}: args: {why}")
+
+
+def bad_shared_args(words):
+    """Why mft options shared by every row cannot be (a key the task sets
+    itself, an option that changes what a task does), or None."""
+    for word in words:
+        option = word.split("=", 1)[0]
+        if option[2:] in TASK_KEYS:
+            return f"{option} is set by each task ({TASK_KEYS[option[2:]]})"
+        if option in TASK_OPTIONS:
+            return f"{option}: {TASK_OPTIONS[option]}"
+    return None
+
+
+def _parse(table):
     text = _table_text(table)
     numbered = list(enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1))
     lines = []
+    settings = {"base": None, "args": [], "lines": {}}
     for number, line in numbered:
         if line.strip() and not line.lstrip().startswith("#"):
             lines.append((number, line))
         elif _control(line) is not None:
             raise SweepTableError(f"{table}: line {number} (blank or a comment) holds {_named(_control(line))}; "
                                   "no control character but tab may appear in a table")
+        elif line.lstrip().startswith("#:"):
+            _setting(table, number, line, settings)
     if not lines:
         raise SweepTableError(f"{table}: no header (every line is blank or a comment)")
 
@@ -318,7 +244,8 @@ def read_table(table):
             raise SweepTableError(f"{table}: row {task} (line {number}) has {len(values)} fields, "
                                   f"the header {len(keys)}")
         rows.append(dict(zip(keys, values)))
-    return header, keys, rows
+    return header, keys, rows, {"base": settings["base"], "args": settings["args"],
+                                "row lines": [number for number, _ in lines[1:]]}
 
 
 def sweep_rows(table):
@@ -386,24 +313,77 @@ def keys_of_program(program, timeout=120):
     return _key_list(done.stdout.decode(errors="replace"), f"{program} --keys")
 
 
-def sweep_args(table, task):
-    """Row `task` (0-based) of the sweep table as mft options: ['--key',
-    'value', ...] in header order; a key whose value is empty in this row is
-    left out (mft takes its default or the config file's value)."""
+def shared_options(table, base=None, extra=()):
+    """(base, args): the base configuration and the options every row of
+    `table` shares, the table's settings with `base` and `extra` (from the
+    command line) added. A base given both ways must be the same file; the
+    options add up (mft refuses a key given twice)."""
+    settings = table_settings(table)
+    if base and settings["base"] and os.path.realpath(base) != os.path.realpath(settings["base"]):
+        raise SweepTableError(f"{table}: its base is {settings['base']}; --base {base} names another "
+                              "(give --base only for a table without a base line)")
+    why = bad_shared_args(extra)
+    if why:
+        raise SweepTableError(f"the options for every row: {why}")
+    return base or settings["base"], settings["args"] + list(extra)
+
+
+def sweep_args(table, task, base=None, extra=()):
+    """Row `task` (0-based) of the sweep table as mft options: --config
+    BASE (the table's base or `base`), then ['--key', 'value', ...] in
+    header order, then the shared options (the table's and `extra`); a key
+    whose value is empty in this row is left out (mft takes its default or
+    the base's value)."""
     rows = sweep_rows(table)
     if not 0 <= task < len(rows):
         raise SweepTableError(f"{table}: no row {task} (its rows are 0 to {len(rows) - 1})"
                               if rows else f"{table}: no row {task} (the table has a header and no rows)")
-    args = []
-    for key, value in rows[task].items():
-        if value != "":
-            args += [f"--{key}", value]
-    return args
+    return all_args(table, base, extra)[task]
+
+
+def all_args(table, base=None, extra=()):
+    """The mft options of every row of `table` (see sweep_args)."""
+    base, shared = shared_options(table, base, extra)
+    out = []
+    for row in sweep_rows(table):
+        args = ["--config", base] if base else []
+        for key, value in row.items():
+            if value != "":
+                args += [f"--{key}", value]
+        out.append(args + shared)
+    return out
+
+
+def split_options(argv):
+    """(argv before '--', the words after it): the words after '--' are mft
+    options for every row."""
+    argv = list(argv)
+    if "--" in argv:
+        at = argv.index("--")
+        return argv[:at], argv[at + 1:]
+    return argv, []
+
+
+def shared_arguments(parser):
+    """--base and --args of the commands that read or write a table."""
+    parser.add_argument("--base", metavar="INI", help="a configuration file passed as --config INI to every row")
+    parser.add_argument("--args", metavar="OPTIONS", action="append", default=[],
+                        help="mft options added to every row, as one shell-quoted string (or give them after --)")
+
+
+def extra_words(args, after):
+    """The shared options of --args (shell words) and after '--'."""
+    words = []
+    for text in args.args:
+        try:
+            words += shlex.split(text)
+        except ValueError as e:
+            raise SweepTableError(f"--args {text!r}: {e}") from None
+    return words + list(after)
 
 
 def table_main(argv=None):
-    """`python3 -m mft.sweep count TABLE | args TABLE TASK | check TABLE
-    (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ...`"""
+    """`mft-sweep grid | count | args | check | freeze | collect | run` (--help)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv else None
     if command == "collect":
@@ -411,23 +391,28 @@ def table_main(argv=None):
     if command == "run":
         from . import sweep_run
         return sweep_run.main(argv[1:])
+    if command in ("grid", "freeze"):
+        from . import sweep_grid
+        return sweep_grid.main(argv)
+    if command == "check" and "--keys-from" not in argv:
+        from . import sweep_check
+        return sweep_check.main(argv[1:])
     if command in ("-h", "--help"):
         print(TABLE_USAGE, end="")
         return 0
     shapes = {"count": 1, "args": 2, "check": 3}
     if (command not in shapes or len(argv) != 1 + shapes[command]
-            or (command == "check" and argv[2] not in ("--keys-from", "--mft"))):
-        print("usage: python3 -m mft.sweep {count TABLE | args TABLE TASK | "
-              "check TABLE (--keys-from FILE | --mft PROGRAM) | collect RUN.h5 ... | run TABLE ...} (--help)",
-              file=sys.stderr)
+            or (command == "check" and argv[2] != "--keys-from")):
+        print("usage: mft-sweep {grid KEY=VALUES ... | count TABLE | args TABLE TASK | check TABLE "
+              "(--mft PROGRAM | --keys-from FILE) | freeze TABLE -o OUT | collect RUN.h5 ... | run TABLE ...} "
+              "(--help)", file=sys.stderr)
         return 2
     try:
         if command == "count":
             print(len(sweep_rows(argv[1])))
         elif command == "check":
-            sweep_rows(argv[1])  # a table that cannot be read is refused before mft runs
-            known = keys_from(argv[3]) if argv[2] == "--keys-from" else keys_of_program(argv[3])
-            print(len(check_table(argv[1], known)))
+            sweep_rows(argv[1])  # a table that cannot be read is refused before the key list is read
+            print(len(check_table(argv[1], keys_from(argv[3]))))
         else:
             try:
                 task = int(argv[2])

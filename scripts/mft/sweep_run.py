@@ -1,22 +1,30 @@
 """Runs a sweep table on this machine, without Slurm: each row of TABLE (the
 CSV of configuration keys that scripts/slurm/submit_sweep.sh submits as an
-array job) becomes `mft train ... --output.file runs/sweep-NAME-ROW.h5
---resume`, J runs at a time on R ranks each; then the finished runs are
-collected into runs/sweep-NAME.csv and runs/sweep-NAME.png and the others
-reported (exit 1 if there was one). Rerunning continues unfinished runs and
-leaves finished ones as they are (--resume).
+array job) becomes `mft train [--config BASE] ROW OPTIONS --output.file
+runs/sweep-NAME-ROW.h5 --resume`, J runs at a time on R ranks each; then the
+runs are collected into runs/sweep-NAME.csv and runs/sweep-NAME.png and
+those that did not finish reported (exit 1 if there was one). Rerunning
+continues unfinished runs and leaves finished ones as they are (--resume).
 
-  python3 -m mft.sweep run TABLE [--jobs J] [--ranks R] [--name NAME] [--mft PROGRAM] [--runs FOLDER]
+Before the first run it checks, each refusal one line with exit status 2:
+the table and the mft program (as `mft-sweep check`: every header key is
+mft's and mft's dry run accepts every row) and the Python that collects
+($MFT_PYTHON, else the one scripts/env.sh chooses, else this one) for numpy,
+h5py, pandas and matplotlib.
+
+  mft-sweep run TABLE [--jobs J] [--ranks R] [--name NAME] [--mft PROGRAM] [--runs FOLDER]
+                      [--base INI] [--args OPTIONS] [-- OPTIONS]
 """
 import argparse
 import concurrent.futures
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from . import sweep
+from . import sweep, sweep_check
 
 
 def env_script():
@@ -29,12 +37,26 @@ def env_script():
     return next((c for c in candidates if c.is_file()), None)
 
 
+def environment():
+    """(mft program, Python) as scripts/env.sh finds them: $MFT or
+    MFT_PROGRAM, and $MFT_PYTHON or the first python3 with h5py ('' when
+    it finds none, or when there is no env.sh)."""
+    script = env_script()
+    if script is None:
+        return os.environ.get("MFT") or os.environ.get("MFT_PROGRAM") or "", os.environ.get("MFT_PYTHON", "")
+    done = subprocess.run(["bash", "-c", 'source "$1" >/dev/null 2>&1; printf "%s\\0%s" '
+                                         '"${MFT:-${MFT_PROGRAM:-}}" "${MFT_PYTHON:-}"', "env", str(script)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    program, _, python = done.stdout.partition("\0")
+    return program, python
+
+
 def command(args, row, output, log):
     """The shell command of one row: env.sh (when there is one), then mpirun."""
     launch = [os.environ.get("MPIEXEC", "mpirun"), "-q", "-n", str(args.ranks)]
     if args.ranks * args.jobs > (os.cpu_count() or 1):
         launch.append("--oversubscribe")
-    program = shlex.quote(args.mft) if args.mft else '"${MFT:-${MFT_PROGRAM:-mft}}"'
+    program = shlex.quote(args.mft)
     words = " ".join(shlex.quote(w) for w in launch)
     rest = " ".join(shlex.quote(w) for w in ["train", *row, "--output.file", str(output), "--resume"])
     script = env_script()
@@ -62,15 +84,17 @@ def bad_name(name):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m mft.sweep run", description=__doc__,
+    argv, after = sweep.split_options(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="mft-sweep run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", help="the sweep table (CSV; python3 -m mft.sweep --help)")
+    parser.add_argument("table", help="the sweep table (CSV; mft-sweep --help)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1)")
     parser.add_argument("--ranks", type=int, default=min(2, os.cpu_count() or 1),
                         help="MPI ranks per run (default 2, or 1 on one core)")
     parser.add_argument("--name", default="local", help="runs/sweep-NAME-ROW.h5 (default: local)")
     parser.add_argument("--runs", default="runs", help="folder of the run files and results (default runs)")
-    parser.add_argument("--mft", help="the mft program (default: this checkout's or installation's, or $MFT)")
+    parser.add_argument("--mft", help="the mft program (default: $MFT, else this checkout's or installation's)")
+    sweep.shared_arguments(parser)
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.ranks < 1:
         parser.error("--jobs and --ranks must be positive")
@@ -78,7 +102,8 @@ def main(argv=None):
     if why:
         return _refused(f"--name {args.name!r} {why}: it names the files runs/sweep-NAME-ROW.h5")
     try:
-        rows = [sweep.sweep_args(args.table, task) for task in range(len(sweep.sweep_rows(args.table)))]
+        extra = sweep.extra_words(args, after)
+        rows = sweep.all_args(args.table, args.base, extra)
     except sweep.SweepTableError as e:
         return _refused(e)
     folder = Path(args.runs)
@@ -88,6 +113,18 @@ def main(argv=None):
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         return _refused(f"--runs {args.runs}: cannot make the folder ({e.strerror or e})")
+    program, python = environment()
+    args.mft = args.mft or shutil.which(program or "mft") or program
+    python = os.environ.get("MFT_PYTHON") or python or sys.executable
+    why = sweep_check.check_python(python)
+    if why:
+        return _refused(f"{why} (nothing was run)")
+    if not args.mft:
+        return _refused("no mft program: give --mft PROGRAM, set MFT, or build this checkout (nothing was run)")
+    try:
+        sweep_check.check_rows(args.table, args.mft, args.base, extra, jobs=args.jobs)
+    except sweep.SweepTableError as e:
+        return _refused(f"{e} (nothing was run)")
     outputs = [folder / f"sweep-{args.name}-{task}.h5" for task in range(len(rows))]
 
     def run(task):
@@ -100,5 +137,9 @@ def main(argv=None):
           flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(run, range(len(rows))))
-    return sweep.main([str(p) for p in outputs] + ["--report-failed", "--csv", str(folder / f"sweep-{args.name}.csv"),
-                                                   "--plot", str(folder / f"sweep-{args.name}.png")])
+    package = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package + (os.pathsep + os.environ["PYTHONPATH"]
+                                                 if os.environ.get("PYTHONPATH") else ""))
+    collect = [python, "-m", "mft.sweep", "collect", *map(str, outputs), "--table", args.table, "--report-failed",
+               "--csv", str(folder / f"sweep-{args.name}.csv"), "--plot", str(folder / f"sweep-{args.name}.png")]
+    return subprocess.run(collect, env=env, stdin=subprocess.DEVNULL).returncode

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; }
 libdir=lib
 [ -d "$prefix/lib64/cmake/mft" ] && libdir=lib64 # GNUInstallDirs on RHEL and SUSE
-for f in bin/mft bin/mft-bench bin/mft-plot-history bin/mft-collect-sweep include/mft/mft.hpp \
+for f in bin/mft bin/mft-bench bin/mft-plot-history bin/mft-collect-sweep bin/mft-sweep include/mft/mft.hpp \
          include/mft/core/version.hpp $libdir/cmake/mft/mftConfig.cmake $libdir/libmft_core.a \
          lib/python3/dist-packages/mft/io.py; do
   [ -e "$prefix/$f" ] || fail "the install has no $f"
@@ -45,6 +45,8 @@ print('python package from the prefix:', mft.io.__file__)
 "$prefix/bin/mft-compare-runs" --help >/dev/null 2>&1 || fail "PREFIX/bin/mft-compare-runs --help"
 "$prefix/bin/mft-collect-sweep" "$work/run.h5" >"$work/collect.txt" 2>&1 && fail "mft-collect-sweep took a forward run"
 grep -q "no /history" "$work/collect.txt" || { cat "$work/collect.txt"; fail "mft-collect-sweep: not its one-line refusal"; }
+"$prefix/bin/mft-sweep" grid model.heads=2,4 init.seed=1:2 >"$work/grid.csv" 2>&1 || fail "PREFIX/bin/mft-sweep grid"
+[ "$(grep -vc '^#' "$work/grid.csv")" = 5 ] || { cat "$work/grid.csv"; fail "mft-sweep grid: not a header and 4 rows"; }
 
 # (3) The installed commands run `python3` from PATH when MFT_PYTHON is unset:
 # here a virtual environment's, which says it ran by writing a marker file.
@@ -78,7 +80,8 @@ echo "pip installed mft $version into $venv"
 # (run-mft.sh starts mft directly), with a site file sourced first.
 for f in env.sh site-env.example.sh make_digits.py make_permutation_pairs.py experiments/common.py experiments/icl.py \
          experiments/causal.py \
-         slurm/train.sbatch slurm/sweep.sbatch slurm/collect.sbatch slurm/run-mft.sh slurm/submit_sweep.sh; do
+         slurm/train.sbatch slurm/sweep.sbatch slurm/collect.sbatch slurm/run-mft.sh slurm/submit_sweep.sh \
+         slurm/sbatch.sh slurm/options.sh slurm/site-options.example; do
   [ -e "$prefix/share/mft/$f" ] || fail "the install has no share/mft/$f"
 done
 grep -q "^scripts=\${MFT_SCRIPTS:-$prefix/share/mft}" "$prefix/share/mft/slurm/train.sbatch" ||

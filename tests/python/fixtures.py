@@ -17,7 +17,7 @@ PYTHON = os.environ.get("PYTHON") or sys.executable  # ctest sets PYTHON (MFT_PY
 ENV = dict(os.environ, PYTHONPATH=str(SCRIPTS))
 # What a stand-in for `mft --keys` prints: the keys of the tables used here
 # (output.file too: mft knows it, a sweep table may not set it).
-KEYS = ["model.heads", "model.slices", "readout.weights", "train.dtau", "train.steps", "output.file"]
+KEYS = ["model.heads", "model.slices", "readout.weights", "train.dtau", "train.steps", "output.file", "init.seed"]
 
 
 def script(name, *args, timeout=60):
@@ -128,10 +128,21 @@ def one_line_error(test, call, *words):
 
 def stand_in_mft(build):
     """A stand-in for BUILD/apps/mft (MFT_BUILD=BUILD, as env.sh finds mft)
-    that prints KEYS for `--keys` and refuses anything else."""
+    that prints KEYS for `--keys`, accepts `train --dry-run ...` (each call
+    appended to BUILD/apps/dry-runs.log, one line of its arguments) unless
+    it names model.heads = x, which it refuses as mft does, and refuses
+    anything else."""
     program = Path(build) / "apps" / "mft"
     program.parent.mkdir(parents=True, exist_ok=True)
-    program.write_text('#!/usr/bin/env bash\n[ "$*" = --keys ] || { echo "mft: error: $*" >&2; exit 2; }\n'
+    log = program.parent / "dry-runs.log"
+    program.write_text('#!/usr/bin/env bash\n'
+                       'if [ "$1 $2" = "train --dry-run" ]; then\n'
+                       f'  echo "$*" >>"{log}"\n'
+                       '  [[ " $* " == *" --model.heads x "* ]] && '
+                       '{ echo "mft: error: model.heads = x: not an integer" >&2; exit 2; }\n'
+                       '  exit 0\n'
+                       'fi\n'
+                       '[ "$*" = --keys ] || { echo "mft: error: $*" >&2; exit 2; }\n'
                        + "".join(f"echo {key}\n" for key in KEYS))
     program.chmod(0o755)
     return str(program)

@@ -33,7 +33,7 @@ from hostile_inputs import HostileRunFile, HostileSweepArguments  # noqa: E402, 
 # mft.io in a notebook.
 from notebook import Notebook  # noqa: E402, F401
 # Sweeps run here and collected with their failures.
-from sweeps import LocalSweep  # noqa: E402, F401
+from sweeps import Check, Figure, Grid, LocalSweep, Python, Submit  # noqa: E402, F401
 # The token geometry along depth (mft.tokens).
 from token_geometry import TokenGeometry, TokenViews  # noqa: E402, F401
 # The readers of /forward and /ntk.
@@ -254,7 +254,7 @@ class SweepTable(unittest.TestCase):
         sbatch.write_text('#!/usr/bin/env bash\necho "$*" >>"$SBATCH_LOG"\necho 41\n')
         sbatch.chmod(0o755)
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}", SBATCH_LOG=str(self.tmp / "sbatch.log"),
-                   MFT_BUILD=str(self.tmp / "build"))
+                   MFT_BUILD=str(self.tmp / "build"), MFT_SLURM_OPTIONS="")
         stand_in_mft(self.tmp / "build")  # its --keys lists the table's keys
         done = subprocess.run(["bash", str(SCRIPTS / "slurm" / "submit_sweep.sh"), t], env=env, cwd=self.tmp,
                               capture_output=True, text=True)
@@ -262,8 +262,8 @@ class SweepTable(unittest.TestCase):
         self.assertIn("(2 runs)", done.stdout)
         submitted = (self.tmp / "sbatch.log").read_text()
         self.assertIn("--array=0-1", submitted)
-        # the collect job runs however the tasks end, and knows how many there were
-        self.assertRegex(submitted, r"--dependency=afterany:41 \S*collect.sbatch 41 2")
+        # the collect job runs however the tasks end, and knows how many there were and their table
+        self.assertRegex(submitted, r"--dependency=afterany:41 \S*collect.sbatch 41 2 \S*/runs/sweep-table-\w+\.csv")
         bad = self.table("a,b\n1,2\n3,4,5\n", "bad.csv")
         done = subprocess.run(["bash", str(SCRIPTS / "slurm" / "submit_sweep.sh"), bad], env=env, cwd=self.tmp,
                               capture_output=True, text=True)
@@ -285,13 +285,17 @@ class CollectSweep(unittest.TestCase):
                                "--plot", str(self.tmp / "sweep.png")], capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
-        self.assertEqual(lines[0].split(), ["file", "M", "L", "steps", "tau", "R", "initial", "R", "final",
-                                            "Q", "final"])
-        self.assertEqual([line.split()[0] for line in lines[1:3]], ["wide.h5", "deep.h5"])  # sorted by L, M
+        # the swept keys: those whose values differ between the runs' /config
+        self.assertEqual(lines[0].split(), ["file", "status", "model.heads", "model.slices", "train.steps",
+                                            "init.seed", "steps", "tau", "R", "initial", "R", "final",
+                                            "Q", "final", "test", "R"])
+        self.assertEqual([line.split()[:2] for line in lines[1:3]], [["wide.h5", "complete"],
+                                                                     ["deep.h5", "complete"]])  # sorted by L, M
         self.assertEqual(lines[3:], [f"wrote {out}", f"wrote {self.tmp / 'sweep.png'}"])
         raw = out.read_bytes()
         self.assertNotIn(b"\r", raw)
-        self.assertTrue(raw.startswith(b"file,M,L,steps,tau,R0,R,Q\n"), raw)
+        self.assertTrue(raw.startswith(b"file,status,model.heads,model.slices,train.steps,init.seed,M,L,steps,tau,"
+                                       b"R0,R,Q,test_risk,test_accuracy\n"), raw)
         with open(out, newline="") as f:
             rows = list(csv.DictReader(f))
         self.assertEqual([(r["file"], int(r["M"]), int(r["L"])) for r in rows], [("wide.h5", 8, 2), ("deep.h5", 2, 4)])
@@ -305,7 +309,8 @@ class CollectSweep(unittest.TestCase):
 
         # the module gives the same table
         frame = sweep.collect([str(a), str(b)])
-        self.assertEqual(list(frame.columns), sweep.COLUMNS)
+        self.assertEqual(list(frame.columns), sweep.COLUMNS[:2] + ["model.heads", "model.slices", "train.steps"]
+                         + sweep.COLUMNS[2:])
         self.assertEqual(list(frame["file"]), ["wide.h5", "deep.h5"])
 
         # refusals: one line naming the file

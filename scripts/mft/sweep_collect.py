@@ -1,0 +1,256 @@
+"""Collects the runs of a sweep: one row per run with its status (complete,
+stopped, failed), the keys the sweep varies, the seed, and the final risk R,
+objective Q, step count and held-out measures of its history; a table on
+stdout and in a CSV file, and a figure of the final risk against each swept
+key, the mean over seeds with the band from the lowest to the highest seed.
+
+  python3 scripts/collect_sweep.py RUN.h5 [RUN.h5 ...] [--table TABLE] [--csv sweep.csv] [--plot sweep.png]
+                                   [--report-failed]
+
+The swept keys are the header keys of TABLE (the sweep table the runs were
+made from, one file per row in table order) or, without it, the
+configuration keys whose values differ between the runs' /config (the
+output.* keys aside). Keys named *.seed or *_seed are the seeds: the figure
+averages over them.
+"""
+import argparse
+import math
+import os
+import stat
+import sys
+
+from .h5checks import file_kind, one_line
+
+# The columns every collected table has; the swept keys (and init.seed) come
+# between status and M.
+FIRST = ["file", "status"]
+SEED = "init.seed"
+MEASURES = ["M", "L", "steps", "tau", "R0", "R", "Q", "test_risk", "test_accuracy"]
+COLUMNS = FIRST + [SEED] + MEASURES  # the columns of a collection with no swept key
+# Keys that differ between the runs of a sweep without being swept: each
+# run's own file and log.
+NOT_SWEPT = ("output.",)
+STATUSES = ("complete", "stopped", "failed")
+
+
+def is_seed(key):
+    """A key the figure averages over: init.seed, data.seed, data.test_seed."""
+    last = key.rsplit(".", 1)[-1]
+    return last == "seed" or last.endswith("_seed")
+
+
+def _final(hist, name):
+    column = hist.get(name)
+    return float(column[-1]) if column is not None and len(column) else math.nan
+
+
+def _read_run(path):
+    """(config, measures, status, why) of the training run in `path`;
+    RunFileError for a file that is not one."""
+    from . import io as mft_io
+
+    with mft_io.open_run(path) as run:
+        hist = run.training_history()
+        cfg = run.config
+    last = int(hist["step"][-1])
+    steps = int(cfg.get("train.steps", last))
+    measures = {"M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]), "steps": last,
+                "tau": float(hist["tau"][-1]), "R0": float(hist["risk"][0]), "R": float(hist["risk"][-1]),
+                "Q": float(hist["objective"][-1]), "test_risk": _final(hist, "test_risk"),
+                "test_accuracy": _final(hist, "test_accuracy")}
+    if last < steps:
+        return cfg, measures, "stopped", f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
+    return cfg, measures, "complete", None
+
+
+def why_failed(path):
+    """Why the run of a sweep task in `path` did not finish, or None when it
+    did: no file (the task ended before its first snapshot), a file that is
+    not a complete training run, or one whose history stops before
+    train.steps (diverged, failed or out of time)."""
+    from . import io as mft_io
+
+    if not os.path.exists(path):
+        return "no such file (the task ended before its first snapshot; see its log)"
+    try:
+        return _read_run(path)[3]
+    except mft_io.RunFileError as e:
+        return str(e).replace(f"{path}: ", "", 1)
+
+
+def _text(value):
+    if isinstance(value, bytes):
+        value = value.decode(errors="replace")
+    return str(value)
+
+
+def collect(paths, table=None, report_failed=False):
+    """The runs in `paths` as a pandas.DataFrame: file (the basename),
+    status, the swept keys, init.seed and MEASURES (M, L; steps, tau, R, Q,
+    test_risk and test_accuracy of the last complete history row, NaN where
+    the run has no held-out data; R0 the initial risk), sorted by L, M, the
+    swept keys, the seed and the file. `table`: the sweep table of the runs,
+    one path per row in its order; its header keys are the swept keys, with
+    their values as the table writes them (a value the row leaves empty
+    from the run's /config). With `report_failed` a missing or damaged
+    file is a row of status failed; without, it raises mft.io.RunFileError
+    (as does a file that is no training run)."""
+    import pandas as pd
+    from . import io as mft_io
+
+    rows, configs = [], []
+    table_rows = None
+    if table is not None:
+        from . import sweep
+        table_rows = sweep.sweep_rows(table)
+        if len(table_rows) != len(paths):
+            raise mft_io.RunFileError(f"{table}: {len(table_rows)} rows, but {len(paths)} run files were given "
+                                      "(one per row, in table order)")
+    for i, path in enumerate(paths):
+        row = {"file": os.path.basename(path)}
+        try:
+            if report_failed and not os.path.exists(path):
+                raise mft_io.RunFileError(f"{path}: no such file")
+            cfg, measures, status, _ = _read_run(path)
+        except mft_io.RunFileError:
+            if not report_failed:
+                raise
+            cfg, measures, status = {}, {}, "failed"
+        row.update(measures, status=status)
+        rows.append(row)
+        configs.append({k: _text(v) for k, v in cfg.items()})
+    if table_rows is not None:
+        keys = list(table_rows[0]) if table_rows else []
+    else:
+        read = [c for c in configs if c]
+        every = sorted({k for c in read for k in c})
+        keys = [k for k in every if not k.startswith(NOT_SWEPT) and len({c.get(k) for c in read}) > 1]
+    keys = [k for k in keys if k != SEED]
+    for i, (row, cfg) in enumerate(zip(rows, configs)):
+        for key in keys + [SEED]:
+            # The table's value as written, else the run's resolved value.
+            value = table_rows[i].get(key) if table_rows is not None else None
+            row[key] = value or cfg.get(key)
+    frame = pd.DataFrame(rows, columns=FIRST + keys + [SEED] + MEASURES)
+    for column in ("M", "L", "steps"):
+        frame[column] = frame[column].astype("Int64")
+    order = ["L", "M"] + [k for k in keys if k not in ("model.heads", "model.slices")] + [SEED, "file"]
+    frame = frame.sort_values(order, key=_sort_key, kind="stable").reset_index(drop=True)
+    frame.attrs["swept"] = keys
+    return frame
+
+
+def _sort_key(column):
+    """Numbers by value (before any text), text by itself."""
+    import pandas as pd
+
+    def key(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+            return (2, 0.0, "")
+        try:
+            return (0, float(v), "")
+        except (TypeError, ValueError):
+            return (1, 0.0, str(v))
+    return column.map(key)
+
+
+def swept_keys(frame):
+    """The swept keys of a collected frame, init.seed aside."""
+    return list(frame.attrs.get("swept", [c for c in frame.columns if c not in COLUMNS]))
+
+
+def print_table(frame, out=None):
+    out = out or sys.stdout
+    keys = swept_keys(frame) + [SEED]
+    widths = [max(6, len(k)) for k in keys]
+    print(f"{'file':<28} {'status':<9} " + " ".join(f"{k:>{w}}" for k, w in zip(keys, widths))
+          + f" {'steps':>7} {'tau':>9} {'R initial':>12} {'R final':>12} {'Q final':>12} {'test R':>12}", file=out)
+
+    def number(v, spec):
+        return "-" if v is None or v is math.nan or (isinstance(v, float) and math.isnan(v)) or str(v) == "<NA>" \
+            else format(v, spec)
+    for r in frame.to_dict("records"):
+        cells = " ".join(f"{'-' if r[k] is None else str(r[k]):>{w}}" for k, w in zip(keys, widths))
+        print(f"{r['file']:<28} {r['status']:<9} {cells} {number(r['steps'], '>7')} {number(r['tau'], '>9.4g')}"
+              f" {number(r['R0'], '>12.5e')} {number(r['R'], '>12.5e')} {number(r['Q'], '>12.5e')}"
+              f" {number(r['test_risk'], '>12.5e')}", file=out)
+
+
+def cannot_write(path):
+    """Why no file can be written at `path`, found by stat before any work:
+    it is a folder, a FIFO or a socket (a write to a FIFO waits for a
+    reader), or its folder is missing; None when it can be tried (a regular
+    file is replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        folder = os.path.dirname(path) or "."
+        return None if os.path.isdir(folder) else f"no folder {folder} to write it in"
+    except (OSError, ValueError) as e:
+        return f"cannot look at it ({getattr(e, 'strerror', None) or e})"
+    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return f"{file_kind(mode)}, not a regular file"
+    return None
+
+
+def write_csv(frame, path):
+    """The table as CSV, plain "\\n" line ends, floats to the last digit,
+    an empty field for a value the run does not have."""
+    frame.to_csv(path, index=False, lineterminator="\n")
+
+
+def plot(frame, path):
+    from . import sweep_plot
+    return sweep_plot.plot(frame, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="mft train run files")
+    parser.add_argument("--table", help="the sweep table of the runs (one file per row, in its order): "
+                                        "its header keys are the swept keys")
+    parser.add_argument("--csv", help="CSV file to write")
+    parser.add_argument("--plot", help="PNG file to write")
+    parser.add_argument("--report-failed", action="store_true",
+                        help="a sweep's files: print one line per run that did not finish (missing, damaged, "
+                             "stopped early), keep it in the table as failed or stopped, and exit 1 if there "
+                             "was one")
+    args = parser.parse_args(argv)
+    for path, what in ((args.csv, "--csv"), (args.plot, "--plot")):
+        why = path and cannot_write(path)
+        if why:
+            print(f"error: {what} {path}: {why}", file=sys.stderr)
+            return 2
+    from . import sweep_check
+    missing = sweep_check.missing_modules(["numpy", "h5py", "pandas"] + (["matplotlib"] if args.plot else []))
+    if missing:
+        print(f"error: {sweep_check.lacks(sys.executable, missing)}", file=sys.stderr)
+        return 2
+
+    from . import io as mft_io
+    from . import sweep
+
+    failed = []
+    if args.report_failed:
+        failed = [(path, why) for path in args.runs for why in [why_failed(path)] if why]
+        for path, why in failed:
+            print(f"failed: {path}: {why}")
+        print(f"{len(args.runs) - len(failed)} of {len(args.runs)} runs finished")
+        if len(failed) == len(args.runs):
+            return 1
+    try:
+        frame = collect(args.runs, table=args.table, report_failed=args.report_failed)
+    except (mft_io.RunFileError, sweep.SweepTableError) as e:
+        sys.exit(f"error: {e}")
+    print_table(frame)
+    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", plot)):
+        if not path:
+            continue
+        try:
+            write(frame, path)
+        except (OSError, ValueError) as e:  # ValueError: a plot format matplotlib does not know
+            print(f"error: {what} {path}: cannot write it ({one_line(getattr(e, 'strerror', None) or e)})",
+                  file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
+    return 1 if failed else 0
