@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mft's batch scripts on a real (one-node) Slurm: a training job signalled
 # before its time limit snapshots, is requeued, continues with --restart and
-# ends with the particles of the same run done straight; a 4-task sweep and
-# its collect job; a job with invalid input fails once and is not requeued;
+# ends with the particles of the same run done straight; a 4-task sweep with
+# a base configuration, shared options and site options, and its collect
+# job; a job with invalid input fails once and is not requeued;
 # the scaling series on 1, 2 and 4 ranks (2 x 2 grid) with its table and plot.
 #
 # Every wait is for a job state; the deadlines leave room for a machine four
@@ -143,8 +144,14 @@ PY
   fi
 fi
 
-# 2. A 4-task sweep and the collect job (afterok on the array).
-out=$("$ROOT/scripts/slurm/submit_sweep.sh" "$ROOT/examples/sweep-heads-slices.csv")
+# 2. A 4-task sweep and the collect job (afterany on the array), with a
+# base configuration and options for every row, a site options file read
+# for both jobs, and a placement option given for the array that the
+# collect job gets too.
+printf '[data]\nsequences = 24\n' >base.ini
+printf '# the site\n--comment=mft-site\n' >site.options
+out=$(MFT_SLURM_OPTIONS=$WORK/site.options "$ROOT/scripts/slurm/submit_sweep.sh" \
+  "$ROOT/examples/sweep-heads-slices.csv" --base base.ini --args "--data.tokens 6" -A mftproj)
 echo "$out"
 array=$(echo "$out" | sed -n 's/.*array job \([0-9]*\).*/\1/p')
 collect=$(echo "$out" | sed -n 's/.*collect job \([0-9]*\).*/\1/p')
@@ -167,8 +174,17 @@ for r in rows:
     h = h5py.File("runs/" + r["file"], "r")["history"]
     assert float(r["R"]) == h["risk"][-1] and int(r["steps"]) == h["step"][-1] == 60, r
 assert sorted((int(r["M"]), int(r["L"])) for r in rows) == [(4, 2), (4, 8), (16, 2), (16, 8)]
+assert all(r["status"] == "complete" and r["model.heads"] == r["M"] for r in rows), rows
+for r in rows:  # the base and the shared options reached every task
+    cfg = h5py.File("runs/" + r["file"], "r")["config"].attrs
+    assert int(cfg["data.sequences"]) == 24 and int(cfg["data.tokens"]) == 6, dict(cfg)
 print("collected:", [(r["M"], r["L"], r["R"]) for r in rows])
 PY
+  for job in "$array" "$collect"; do
+    scontrol show job "$job" | grep -q "Comment=mft-site" || fail "job $job lacks the site's --comment"
+  done
+  scontrol show job "$collect" | grep -q "Account=mftproj" ||
+    fail "the collect job lacks the --account given for the array"
 fi
 
 # 3. Invalid input: fails once, mft's error in the log, not requeued.
