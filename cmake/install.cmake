@@ -43,6 +43,8 @@ install(FILES "${PROJECT_BINARY_DIR}/mftConfig.cmake" "${PROJECT_BINARY_DIR}/mft
 # is lib64 on some distributions).
 install(DIRECTORY scripts/mft DESTINATION ${MFT_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+# A command added there is installed after the next build (CMake configures again).
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/scripts/pyproject.toml")
 file(STRINGS scripts/pyproject.toml python_commands REGEX "^mft-[a-z-]+ = \"mft\\.[a-z_]+:[a-z_]+\"$")
 if(NOT python_commands)
   message(FATAL_ERROR "scripts/pyproject.toml lists no commands under [project.scripts]")

@@ -108,28 +108,36 @@ class ForwardAndNtkFiles(unittest.TestCase):
         self.assertEqual(ds.cgf_points.dims, ("point", "coordinate"))
         self.assertEqual(ds.cgf_points.shape, (40, 3))
         self.assertLessEqual(float(np.sqrt((ds.cgf_points ** 2).sum("coordinate")).max()), config["cgf.radius"])
-        for name in ("kv_lambda_min", "kv_positive_definite", "rate_bound", "all_lambda_max", "euler_dtau_max"):
-            self.assertNotIn(name, ds.attrs)
+        # The kernel's report: K_V is the part asked for here; the rate bound
+        # and Euler's limit as MODEL.md states them (N = 4 sequences).
+        self.assertEqual(ds.attrs["kv_lambda_min"], ds.attrs["lambda_min"])
+        self.assertEqual(ds.attrs["kv_positive_definite"], int(ds.attrs["kv_lambda_min"] > ds.attrs["kv_tolerance"]))
+        self.assertIsInstance(ds.attrs["kv_positive_definite"], int)
+        self.assertAlmostEqual(ds.attrs["rate_bound"], 2 * ds.attrs["kv_lambda_min"] / 4, places=14)
+        self.assertGreaterEqual(ds.attrs["all_lambda_max"], ds.attrs["lambda_max"])
+        self.assertAlmostEqual(ds.attrs["euler_dtau_max"] * ds.attrs["all_lambda_max"], 2 * 4, places=12)
         one_line_error(self, lambda: mft.open_run(path).forward_dataset(), path, "no /forward")
 
-    def test_ntk_with_rate_bound(self):
-        def bound(f):
-            f["ntk"].attrs.update({"kv_lambda_min": 0.3, "kv_positive_definite": np.int64(1), "rate_bound": 0.15,
-                                   "all_lambda_max": 12.0, "euler_dtau_max": 1 / 6})
-            f["config"].attrs["output.file"] = "bound.h5"  # as if written so
-        path = self.copy("ntk.h5", "bound.h5", bound)
+    def test_ntk_of_an_earlier_version(self):
+        """A file written before the report: read without it."""
+        report = ("kv_lambda_min", "kv_lambda_max", "kv_tolerance", "kv_positive_definite", "rate_bound",
+                  "all_lambda_max", "euler_dtau_max", "risk")
+        def older(f):
+            for name in report:
+                del f["ntk"].attrs[name]
+            f["config"].attrs["output.file"] = "older.h5"  # as if written so
+        path = self.copy("ntk.h5", "older.h5", older)
         with mft.open_run(path) as run:
             ds = run.ntk_dataset()
-        self.assertEqual(ds.attrs["kv_positive_definite"], 1)
-        self.assertIsInstance(ds.attrs["kv_positive_definite"], int)
-        self.assertEqual((ds.attrs["kv_lambda_min"], ds.attrs["rate_bound"], ds.attrs["all_lambda_max"]),
-                         (0.3, 0.15, 12.0))
-        self.assertEqual(ds.attrs["euler_dtau_max"], 1 / 6)
+        for name in report:
+            self.assertNotIn(name, ds.attrs)
         # open_runs takes the numeric results of runs without a history.
+        with mft.open_run(str(self.tmp / "ntk.h5")) as run:
+            rate = run.ntk_dataset().attrs["rate_bound"]
         both = mft_io.open_runs([str(self.tmp / "ntk.h5"), path], dims=["output.file"])
-        self.assertEqual(list(both["output.file"].values), ["bound.h5", "ntk.h5"])
-        self.assertEqual(float(both.rate_bound.sel({"output.file": "bound.h5"})), 0.15)
-        self.assertTrue(np.isnan(float(both.rate_bound.sel({"output.file": "ntk.h5"}))))
+        self.assertEqual(list(both["output.file"].values), ["ntk.h5", "older.h5"])
+        self.assertEqual(float(both.rate_bound.sel({"output.file": "ntk.h5"})), rate)
+        self.assertTrue(np.isnan(float(both.rate_bound.sel({"output.file": "older.h5"}))))
         np.testing.assert_array_equal(both.lambda_min.values, [ds.attrs["lambda_min"]] * 2)
 
 
