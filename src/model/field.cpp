@@ -35,7 +35,9 @@ void DepthField::evaluate_field(long long l, const double *X, double *F) {
   std::fill(F, F + state_size(), 0.0);
   for (SpeciesPart &part : species_) part.kernel->add_velocity(l, X, F);
   LogScope log(&LogEvents::allreduce);
+  const double t0 = MPI_Wtime();
   MPI_Allreduce(MPI_IN_PLACE, F, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
+  allreduce_seconds_ += MPI_Wtime() - t0;
   ++evaluations_;
 }
 
@@ -62,7 +64,9 @@ void DepthField::vjp_with(long long l, const double *X, const double *C, double 
   for (SpeciesPart &part : species_) add_species(part, C);
   {
     LogScope log(&LogEvents::allreduce);
+    const double t0 = MPI_Wtime();
     MPI_Allreduce(MPI_IN_PLACE, dX, static_cast<int>(state_size()), MPI_DOUBLE, MPI_SUM, comm_);
+    allreduce_seconds_ += MPI_Wtime() - t0;
   }
   if (projected)
     for (long long i = 0; i < state_size(); ++i) dX[i] += state_term_[static_cast<size_t>(i)];

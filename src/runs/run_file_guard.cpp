@@ -40,8 +40,11 @@ std::string RunFile::failure(const std::string &why) const {
 
 void RunFile::phase(const std::string &what, const std::function<void()> &step) {
   doing_ = what;
+  const double t0 = MPI_Wtime();
+  ++phase_depth_;
   try {
     step();
+    if (--phase_depth_ == 0) seconds_ += MPI_Wtime() - t0;
   } catch (const Error &e) {
     // This rank alone may have failed, inside a collective HDF5 call the
     // others still wait in: no agreement is possible, the job ends here.

@@ -235,6 +235,36 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
   return file;
 }
 
+// Where the training loop's wall time went, averaged over the ranks.
+struct TimeShares {
+  double total = 0.0, allreduce = 0.0, file = 0.0;
+};
+
+TimeShares time_shares(MPI_Comm comm, double total, double allreduce, double file) {
+  double v[3] = {total, allreduce, file};
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, comm);
+  return {v[0] / size, v[1] / size, v[2] / size};
+}
+
+// The loop's time in three shares, as LAMMPS prints its MPI time: a large
+// all-reduce share on several ranks means ranks waiting for one another (a
+// busy node, or too little work per rank), where fewer ranks run faster.
+void print_time(std::ostream &out, const TimeShares &t, int ranks) {
+  if (t.total <= 0) return;
+  const double allreduce = std::min(1.0, t.allreduce / t.total), file = std::min(1.0 - allreduce, t.file / t.total);
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "time per rank: %s in the loop: computing %.0f %%, all-reduce %.0f %% (waiting for the other ranks "
+                "included), the run file %.0f %%\n",
+                format_seconds(t.total).c_str(), 100 * (1 - allreduce - file), 100 * allreduce, 100 * file);
+  out << line;
+  if (ranks > 1 && allreduce > 0.5)
+    out << "most of the time is spent in the all-reduce: at this size fewer ranks would likely be faster "
+           "(docs/OPERATIONS.md, \"Small runs: how many ranks\")\n";
+}
+
 // The closing lines: the risk's change, and how to continue a stopped run.
 void print_end(std::ostream &out, const TrainResult &result, long long first, long long steps, int stop_reason,
                const std::string &output, bool wrote, const RunInfo &info) {
@@ -420,13 +450,19 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
     progress->write("end", {{"step", static_cast<double>(result.last_step)}}, {{"status", "failed"}, {"error", e.what()}});
     throw;
   }
+  const TimeShares time = time_shares(comm, MPI_Wtime() - loop_start, trainer->gradient().allreduce_seconds(),
+                                      file ? file->seconds() : 0.0);
   progress->write("end",
                   {{"step", static_cast<double>(result.last_step)}, {"risk_initial", result.risk_initial},
-                   {"risk_final", result.risk_final}, {"seconds", result.seconds}},
+                   {"risk_final", result.risk_final}, {"seconds", result.seconds},
+                   {"allreduce_seconds", time.allreduce}, {"file_seconds", time.file}},
                   {{"status", result.stopped ? "stopped" : "done"},
                    {"reason", !result.stopped ? "" : stop_reason == kWalltime ? "train.max_walltime"
                                                                                : signal_name(stop_reason)}});
-  if (out) print_end(*out, result, first, steps, stop_reason, output, file != nullptr, info);
+  if (out) {
+    print_time(*out, time, info.ranks);
+    print_end(*out, result, first, steps, stop_reason, output, file != nullptr, info);
+  }
   return result;
 }
 

@@ -11,8 +11,18 @@ source "$(dirname "$0")/common.sh"
 
 model=(--model.causal true --model.attention relu --init.sigma_qk 0.02 --model.heads 8 --model.slices 4
        --data.sequences 24 --data.test_sequences 6 --train.dtau 0.05)
-mft_run 2 train "${model[@]}" --train.steps 12 --output.file trained.h5
+mft_run 2 train "${model[@]}" --train.steps 12 --output.file trained.h5 --output.log trained.jsonl
 [ "$status" -eq 0 ] || { fail "training: exit $status"; cat err.txt; }
+# The end of a run: where the loop's time went, in shares that add up.
+"$PYTHON" - <<'PY' || { fail "no time split at the end of the run"; cat out.txt; }
+import json, re
+line = next(l for l in open("out.txt") if l.startswith("time per rank: "))
+shares = [int(x) for x in re.findall(r"(\d+) %", line)]
+assert len(shares) == 3 and abs(sum(shares) - 100) <= 2, line
+end = [json.loads(l) for l in open("trained.jsonl")][-1]
+assert end["event"] == "end" and 0 <= end["allreduce_seconds"] <= end["seconds"] + 1 and end["file_seconds"] >= 0, end
+print(line.strip())
+PY
 
 # The last risk of the training, and what forward and ntk --from compute
 # there (1 and 2 ranks, no model key given): equal to 1e-13 relative.

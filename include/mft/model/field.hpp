@@ -61,6 +61,9 @@ public:
   long long tokens() const { return N_ * n_; } // rows of d values: the N sequences' tokens
   long long token_dim() const { return d_; }
   long long evaluations() const { return evaluations_; }
+  // Wall seconds this rank spent in the field's all-reduces (the sum over
+  // the head ranks, waiting for the slowest of them included).
+  double allreduce_seconds() const { return allreduce_seconds_; }
   // Flops of one evaluation summed over all ranks, as MODEL.md §3 counts.
   double model_flops() const { return model_flops_; }
   MPI_Comm comm() const { return comm_; }
@@ -95,6 +98,7 @@ private:
   // With a norm, the vjp's work: F at its state, Pi^T C, the state term.
   std::vector<double> field_, cotangent_, state_term_;
   long long evaluations_ = 0;
+  double allreduce_seconds_ = 0.0;
   double model_flops_ = 0.0;
 };
 

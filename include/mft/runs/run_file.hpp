@@ -231,6 +231,8 @@ public:
   long long last_snapshot_step() const { return last_snapshot_step_; }
 
   const std::string &path() const { return path_; }
+  // Wall seconds this rank spent writing, flushing and reading the file.
+  double seconds() const { return seconds_; }
 
 private:
   RunFile(const std::string &path, const std::string &key, const ProcessGrid &grid)
@@ -266,6 +268,8 @@ private:
 
   std::string path_, key_; // key_: how errors name the file (output.file, --restart)
   std::string doing_ = "opening it"; // the phase under way, for failure()
+  double seconds_ = 0.0; // in phase(), the outermost only
+  int phase_depth_ = 0;
   const ProcessGrid &grid_;
   MPI_Comm comm_;
   bool created_ = false, publish_at_snapshot_ = false;

@@ -49,6 +49,13 @@ public:
 
   long long batch() const { return b_; }
   bool minibatches() const { return data_config_.online || b_ < problem_.data.N; }
+  // Seconds this rank spent in the all-reduces of the fields it solves
+  // (the problem's, the held-out data's, the minibatches').
+  double allreduce_seconds() const {
+    return problem_.field->allreduce_seconds() +
+           (problem_.test_field ? problem_.test_field->allreduce_seconds() : 0.0) +
+           (batch_field_ ? batch_field_->allreduce_seconds() : 0.0);
+  }
   // "minibatches of b of N sequences" or "b fresh sequences per step (data.online)".
   std::string describe_batches() const;
   long long local_size() const { return full_.local_size(); }
