@@ -5,6 +5,7 @@
 #   include/mft/    the public headers, with the umbrella mft/mft.hpp
 #   lib/python3/dist-packages/mft/  the Python analysis package
 #   share/mft/      env.sh, make_digits.py, experiments/, slurm/ (batch scripts)
+#   share/doc/mft/  README.md, docs/, examples/ (the checkout's layout)
 include(CMakePackageConfigHelpers)
 
 set(MFT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mft")
@@ -24,8 +25,13 @@ install(FILES "${PROJECT_BINARY_DIR}/generated/mft/core/version.hpp"
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mft/core)
 
 install(EXPORT mftTargets NAMESPACE mft:: DESTINATION ${MFT_CMAKE_DIR})
-# The model and the run file's schema, which the headers cite.
-install(FILES docs/MODEL.md docs/FORMAT.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The documentation as the checkout holds it (README.md, docs/ with its
+# figures, examples/), so that every relative link and every example path
+# the documents give (examples/teacher.ini, docs/FORMAT.md) holds under
+# share/doc/mft; the headers cite docs/MODEL.md and docs/FORMAT.md.
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 pkg_get_variable(MFT_PETSC_PCFILEDIR PETSc pcfiledir)
 configure_package_config_file(cmake/mftConfig.cmake.in "${PROJECT_BINARY_DIR}/mftConfig.cmake"
                               INSTALL_DESTINATION ${MFT_CMAKE_DIR})
@@ -43,8 +49,6 @@ install(FILES "${PROJECT_BINARY_DIR}/mftConfig.cmake" "${PROJECT_BINARY_DIR}/mft
 # is lib64 on some distributions).
 install(DIRECTORY scripts/mft DESTINATION ${MFT_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
-# A command added there is installed after the next build (CMake configures again).
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/scripts/pyproject.toml")
 file(STRINGS scripts/pyproject.toml python_commands REGEX "^mft-[a-z-]+ = \"mft\\.[a-z_]+:[a-z_]+\"$")
 if(NOT python_commands)
   message(FATAL_ERROR "scripts/pyproject.toml lists no commands under [project.scripts]")

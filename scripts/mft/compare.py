@@ -24,6 +24,7 @@ import numpy as np
 
 from . import io as mft_io
 from . import runs as runs_module
+from .usage import usage_text
 
 
 def flatten_heads(p, l):
@@ -87,7 +88,7 @@ def curve_difference(ha, hb):
 
 @mft_io.exit_on_run_file_error
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="two or more mft run files")
     parser.add_argument("-o", "--output", help="PNG to write (default: compare_runs.png beside the first run)")
     parser.add_argument("--snapshot", type=int, default=-1,

@@ -31,6 +31,7 @@ import numpy as np
 from . import io as mft_io
 from . import runs
 from .reference import flag
+from .usage import usage_text
 
 
 CLEAN = 0.05  # the rms of log residuals below which a fit's line is drawn
@@ -208,7 +209,7 @@ def plot_compare(paths, histories, labels, args, plt):
 
 @mft_io.exit_on_run_file_error
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="mft train run files (two or more: compare them)")
     parser.add_argument("-o", "--output",
                         help="PNG to write (default: RUN_history.png; for several runs history_compare.png "

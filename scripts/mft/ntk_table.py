@@ -28,6 +28,7 @@ import sys
 import tempfile
 
 from . import io as mft_io
+from .usage import usage_text
 
 THRESHOLD = 1e-8
 # The checkout this package lies in (scripts/mft/ntk_table.py): its default build.
@@ -58,7 +59,7 @@ def run_row(args, label, keys, workdir, tokens):
 
 @mft_io.exit_on_run_file_error
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=2, help="MPI ranks per run (default 2)")
     parser.add_argument("--tokens", type=int, default=64, help="tokens n per sequence (default 64)")
     parser.add_argument("--heads", type=int, default=64, help="heads M per slice (default 64)")

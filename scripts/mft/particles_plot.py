@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 from . import io as mft_io
+from .usage import usage_text
 
 
 DEFAULT_SNAPSHOTS = 8
@@ -46,7 +47,7 @@ def pca_2d(points):
 
 @mft_io.exit_on_run_file_error
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="an mft run file")
     parser.add_argument("-o", "--output", help="PNG to write (default: RUN_particles.png)")
     which = parser.add_mutually_exclusive_group()

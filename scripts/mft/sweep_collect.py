@@ -20,6 +20,7 @@ import stat
 import sys
 
 from .h5checks import file_kind, one_line
+from .usage import usage_text
 
 # The columns every collected table has; the swept keys (and init.seed) come
 # between status and M.
@@ -205,7 +206,7 @@ def plot(frame, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="mft train run files")
     parser.add_argument("--table", help="the sweep table of the runs (one file per row, in its order): "
                                         "its header keys are the swept keys")

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import io as mft_io
 from . import reference
+from .usage import usage_text
 
 
 def cluster_labels(X, eps):
@@ -228,7 +229,7 @@ def plot(path, T, s, prof, sequence, eps, beta, coords=None):
 
 @mft_io.exit_on_run_file_error
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="an mft forward run file with /forward/tokens_depth")
     parser.add_argument("--eps", type=float, default=1e-2, help="the clusters' distance (default 1e-2)")
     parser.add_argument("--beta", type=float, help="the energy's beta (default: none, no energy)")

@@ -22,6 +22,17 @@ for f in bin/mft bin/mft-bench bin/mft-plot-history bin/mft-collect-sweep bin/mf
   [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 echo "installed under $prefix: $(cd "$prefix" && find . -type f | wc -l) files"
+# The documents as in the checkout: every relative link of the installed
+# README and docs resolves there, and the help of an installed command
+# names the command, not a checkout's script.
+doc=$prefix/share/doc/mft
+for f in README.md docs/GUIDE.md docs/FORMAT.md docs/MODEL.md docs/OPERATIONS.md examples/teacher.ini; do
+  [ -e "$doc/$f" ] || fail "the install has no share/doc/mft/$f"
+done
+"$PYTHON" "$source/tests/docs/check_docs.py" "$doc" || fail "a link of the installed documents does not resolve"
+"$prefix/bin/mft-plot-history" --help >"$work/help.txt" 2>&1 || fail "PREFIX/bin/mft-plot-history --help"
+grep -q "scripts/" "$work/help.txt" && { grep "scripts/" "$work/help.txt"; fail "an installed command's help names a checkout script"; }
+grep -q "^  mft-plot-history RUN.h5" "$work/help.txt" || { cat "$work/help.txt"; fail "mft-plot-history --help does not name itself"; }
 
 cmake -S "$source/tests/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure the consumer"; }

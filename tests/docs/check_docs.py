@@ -5,6 +5,7 @@ points to the folder of shared material beside the checkout, and README.md
 stays a guide (at most 300 lines), reference material living in docs/.
 
   python3 tests/docs/check_docs.py
+  python3 tests/docs/check_docs.py PREFIX/share/doc/mft   (an installation's links)
 """
 import re
 import subprocess
@@ -21,7 +22,30 @@ def tracked():
     return done.stdout.split()
 
 
+def installed_links(doc):
+    """The relative links of the documents installed under `doc`
+    (PREFIX/share/doc/mft) that name no file there."""
+    return [f"{page.relative_to(doc)}: link to {target}, which does not exist"
+            for page in sorted(doc.rglob("*.md")) for target in broken_links(page, page.read_text())]
+
+
+def broken_links(path, text):
+    link = re.compile(r"\]\(([^)\s]+)\)")
+    for target in link.findall(text):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue
+        if not re.fullmatch(r"[\w./-]+(#[\w-]+)?", target) or not re.search(r"[./]", target):
+            continue  # mathematics in brackets, [f](x), not a link
+        if not (path.parent / target.split("#")[0]).exists():
+            yield target
+
+
 def main():
+    if len(sys.argv) == 2:  # an installation's documents
+        failures = installed_links(Path(sys.argv[1]))
+        for f in failures:
+            print("FAIL:", f)
+        return 1 if failures else 0
     failures = []
     files = tracked()
     outside = "../" + "shared"
@@ -35,19 +59,10 @@ def main():
             continue
         if outside in text:
             failures.append(f"{name}: points to {outside}, outside the repository")
-    link = re.compile(r"\]\(([^)\s]+)\)")
     for name in files:
-        if not name.endswith(".md"):
-            continue
-        path = ROOT / name
-        for target in link.findall(path.read_text()):
-            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
-                continue
-            if not re.fullmatch(r"[\w./-]+(#[\w-]+)?", target) or not re.search(r"[./]", target):
-                continue  # mathematics in brackets, [f](x), not a link
-            file = target.split("#")[0]
-            if not (path.parent / file).exists():
-                failures.append(f"{name}: link to {target}, which does not exist")
+        if name.endswith(".md"):
+            failures += [f"{name}: link to {target}, which does not exist"
+                         for target in broken_links(ROOT / name, (ROOT / name).read_text())]
     lines = len((ROOT / "README.md").read_text().splitlines())
     if lines > 300:
         failures.append(f"README.md has {lines} lines; reference material belongs in docs/")
