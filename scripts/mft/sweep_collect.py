@@ -16,6 +16,7 @@ averages over them.
 import argparse
 import math
 import os
+import pathlib
 import stat
 import sys
 
@@ -60,8 +61,27 @@ def _read_run(path):
                 "Q": float(hist["objective"][-1]), "test_risk": _final(hist, "test_risk"),
                 "test_accuracy": _final(hist, "test_accuracy")}
     if last < steps:
+        # The run's own words when its log lies beside it (a local sweep's
+        # runs/sweep-NAME-ROW.log): an error line is a failure, a divergence
+        # among them; a stop by signal or wall time leaves none.
+        error = _error_line(pathlib.Path(path).with_suffix(".log"))
+        if error:
+            return cfg, measures, "failed", f"failed at step {last} of {steps}: {error}"
         return cfg, measures, "stopped", f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
     return cfg, measures, "complete", None
+
+
+def _error_line(log):
+    """The last "mft: error:" line of the run's log `log`, or None."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - 65536))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    errors = [line for line in lines if line.startswith("mft: error: ")]
+    return errors[-1][len("mft: error: "):] if errors else None
 
 
 def why_failed(path):
