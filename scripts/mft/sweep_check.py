@@ -136,7 +136,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="mft-sweep check", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", help="the sweep table (CSV; mft-sweep --help)")
-    parser.add_argument("--mft", required=True, metavar="PROGRAM", help="the mft program the runs will use")
+    parser.add_argument("--mft", metavar="PROGRAM",
+                        help="the mft program the runs will use (default: as scripts/env.sh finds it, $MFT or "
+                             "the checkout's or installation's build)")
     parser.add_argument("--jobs", type=int, help="dry runs at once (default: up to 4, one a core)")
     parser.add_argument("--no-python-check", action="store_true",
                         help="leave out the check of the Python that collects ($MFT_PYTHON, else this one)")
@@ -148,6 +150,13 @@ def main(argv=None):
     if why:
         print(f"error: {why}", file=sys.stderr)
         return 2
+    if args.mft is None:
+        from .sweep_run import environment  # it imports this module
+        args.mft = environment()[0]
+        if not args.mft or not os.access(args.mft, os.X_OK):
+            print(f"error: no mft program{' at ' + args.mft if args.mft else ''}: build it (scripts/test.sh) "
+                  "or give --mft PROGRAM", file=sys.stderr)
+            return 2
     try:
         rows = check_rows(args.table, args.mft, args.base, sweep.extra_words(args, after), args.jobs)
     except sweep.SweepTableError as e:

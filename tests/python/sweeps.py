@@ -129,6 +129,8 @@ class Check(unittest.TestCase):
     def test_built_mft(self):
         done = command(self.tmp, "check", "bad.csv", "--mft", os.environ["MFT"], "--base", "run.ini")
         self.assert_refused(done)
+        # without --mft: the program env.sh finds ($MFT here)
+        self.assert_refused(command(self.tmp, "check", "bad.csv", "--base", "run.ini"))
         # run: refused by the same check before any row runs
         done = command(self.tmp, "run", "bad.csv", "--mft", os.environ["MFT"], "--base", "run.ini", "--ranks", "1",
                        "--name", "b")
