@@ -185,6 +185,10 @@ TEST(Config, ValuesAsTablesWriteThem) {
   EXPECT_EQ(error_of({"--model.heads", "8.0;"}), "model.heads = 8.0;: not an integer");
   EXPECT_EQ(error_of({"--model.heads", ".0"}), "model.heads = .0: not an integer");
   EXPECT_EQ(error_of({"--model.causal", "Truee"}), "model.causal = Truee: must be true or false");
+  const std::string glued = temp_ini("[model]\nheads = 8;\n");
+  EXPECT_EQ(error_of({"--config", glued}),
+            "model.heads = 8;: not an integer (" + glued + " line 2); a comment starts with ; or # after a space");
+  std::remove(glued.c_str());
 }
 
 TEST(Config, UnknownKeysGetTheClosestKey) {

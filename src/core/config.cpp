@@ -82,7 +82,9 @@ std::map<std::string, std::string> read_config_file(const std::string &path, con
       Config scratch;
       k->set(scratch, e.value);
     } catch (const InputError &err) {
-      throw InputError(err.what() + at);
+      // "8;" or "8#x": a comment that did not start (it needs a space before).
+      const bool glued = e.value.find_first_of(";#") != std::string::npos;
+      throw InputError(err.what() + at + (glued ? "; a comment starts with ; or # after a space" : ""));
     }
     values[e.key] = e.value;
   }
