@@ -14,8 +14,6 @@ bool in_section(const std::string &key, std::initializer_list<const char *> sect
   return false;
 }
 
-std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
-
 } // namespace
 
 bool model_key(const std::string &key) {

@@ -19,11 +19,11 @@ std::string file_value(const RunFileSummary &point, const std::string &key, cons
   throw InputError(key_error("--restart", path, "its /config has no key " + key));
 }
 
-std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
-
 std::string may_change_list() { return comma_list(keys_a_restart_may_change()); }
 
 } // namespace
+
+std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
 
 Config restart_configuration(MPI_Comm comm, const Config &given_config, const std::set<std::string> &given,
                              const std::string &restart) {

@@ -11,6 +11,9 @@
 
 namespace mft {
 
+// A configuration value as messages show it: '' for the empty one.
+std::string shown(const std::string &text);
+
 // `mft train --restart FILE`: the keys of FILE's /config (defaults for keys
 // added to the format after FILE was written), and of the keys in `given`
 // (set on the command line or in --config) those a restart may change, with
