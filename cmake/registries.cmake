@@ -8,6 +8,7 @@
 # those lines into
 #   generated/mft/registry/<folder>.inc        the registration lines
 #   generated/mft/registry/<folder>_keys.inc   the entries' keys
+# (a key line there reads MFT_ENTRY_KEY(id, key, ...), naming its owner),
 # which the key table (core), the registry (the entries' layer) and the
 # entries expand, each with its own definition of the macros: core knows an
 # entry's name, help, keys and rules without linking its code. Adding an entry
@@ -40,6 +41,8 @@ function(mft_registry layer folder macro)
       if(line MATCHES "^\n${macro}\\(")
         string(APPEND lines "${line}")
       else()
+        # A key line names the entry that owns it.
+        string(REGEX REPLACE "^\nMFT_KEY\\(" "\nMFT_ENTRY_KEY(${stem}, " line "${line}")
         string(APPEND keys "${line}")
       endif()
     endforeach()

@@ -235,3 +235,28 @@ TEST(Config, OneErrorFormEverywhere) {
 }
 
 } // namespace
+
+// A key an entry owns is read only when its entry is selected: each
+// reader is a value its selector accepts, the key is refused away from its
+// default under any other value (naming the entry) and taken under its own.
+TEST(Config, EntryKeysAreReadOnlyWithTheirEntry) {
+  int owned = 0;
+  for (const auto &e : mft::config_entries(mft::Config{})) {
+    const mft::KeyReaders r = mft::key_readers(e.key);
+    if (r.selector.empty()) continue;
+    ++owned;
+    const std::vector<std::string> choices = mft::key_choices(r.selector);
+    ASSERT_FALSE(r.values.empty()) << e.key;
+    for (const std::string &v : r.values)
+      EXPECT_NE(std::find(choices.begin(), choices.end(), v), choices.end())
+          << e.key << " is read with " << r.selector << " = " << v << ", which that key does not accept";
+  }
+  EXPECT_GE(owned, 4); // adam's three and momentum's at least
+  const std::string refused = error_of({"--train.method", "flow", "--train.beta1", "0.3"});
+  EXPECT_NE(refused.find("train.beta1 = 0.3"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("train.method = adam"), std::string::npos) << refused;
+  EXPECT_EQ(error_of({"--train.method", "adam", "--train.beta1", "0.3"}), "");
+  EXPECT_EQ(error_of({"--train.method", "flow", "--train.beta1", "0.9"}), ""); // the default: nothing lost
+  const std::string family = error_of({"--data.task", "gaussian", "--families.kind", "cube"});
+  EXPECT_NE(family.find("data.task = families"), std::string::npos) << family;
+}

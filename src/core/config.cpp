@@ -170,6 +170,18 @@ void validate_sizes(const Config &c) {
 }
 
 void refuse_unread_keys(const Config &c) {
+  // A key an entry owns (or one the core reads for some values of a
+  // selector only), set away from its default where nothing reads it.
+  for (const Key &k : key_table()) {
+    if (k.selector.empty()) continue;
+    const std::string selected = to_string(find_key(k.selector)->get(c));
+    if (std::find(k.readers.begin(), k.readers.end(), selected) != k.readers.end()) continue;
+    const std::string value = to_string(k.get(c));
+    if (value != k.default_text)
+      throw InputError(key_error(k.name, value,
+                                 "read only by " + k.selector + " = " + comma_list(k.readers) + ", not " +
+                                     k.selector + " = " + selected));
+  }
   if (!c.data.file.empty() && !has_trait(task_entries(), c.data.task, kReadsFile))
     throw InputError(key_error("data.file", c.data.file,
                                "read only by data.task " + entries_with(task_entries(), kReadsFile) +
@@ -276,6 +288,11 @@ std::vector<std::string> key_choices(const std::string &key) {
 std::string default_text(const std::string &key) {
   const Key *k = find_key(key);
   return k ? k->default_text : std::string();
+}
+
+KeyReaders key_readers(const std::string &key) {
+  const Key *k = find_key(key);
+  return k ? KeyReaders{k->selector, k->readers} : KeyReaders{};
 }
 
 void set_config_key(Config &config, const std::string &key, const std::string &text) {

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <limits>
 
-#undef MFT_KEY // registry.hpp's: here the key lines become keys
 
 namespace mft::detail {
 
@@ -231,14 +230,18 @@ const std::vector<Key> &key_table() {
           .added_to_format(),
       add_key("model.causal", &C::model, &ModelConfig::causal, {parse_bool},
            "true: token i attends to tokens 1..i only (causal mask); false: to all").added_to_format(),
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help).added_to_format(),
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("model.attention", {entry_name(score_map_entries(), #entry)}),
 #include "mft/registry/score_maps_keys.inc"
-#undef MFT_KEY
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help).added_to_format(),
+#undef MFT_ENTRY_KEY
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("model." #key, &C::model, &ModelConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("model.norm", {entry_name(norm_entries(), #entry)}),
 #include "mft/registry/norms_keys.inc"
-#undef MFT_KEY
+#undef MFT_ENTRY_KEY
       add_key("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS type in depth: euler, rk, ssp (-depth_ts_type overrides)"),
       add_key("depth.rk_type", &C::depth, &DepthConfig::rk_type, {non_empty},
@@ -256,16 +259,20 @@ const std::vector<Key> &key_table() {
            "W for a readout of W times the tokens (mean), d_out x d row-major, comma-separated; empty: rows e_c.. "
            "(stored resolved)",
            [](const Config &c) { return ConfigValue(c.readout_weights()); }),
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("readout." #key, &C::readout, &ReadoutConfig::key, {check}, help).added_to_format(),
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("readout." #key, &C::readout, &ReadoutConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("readout.kind", {entry_name(readout_entries(), #entry)}),
 #include "mft/registry/readouts_keys.inc"
-#undef MFT_KEY
+#undef MFT_ENTRY_KEY
       add_key("loss.kind", &C::loss, &LossConfig::kind, entry_of(loss_entries()),
            entries_help("loss of the predictions yhat against the targets y", loss_entries())).added_to_format(),
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("loss." #key, &C::loss, &LossConfig::key, {check}, help).added_to_format(),
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("loss." #key, &C::loss, &LossConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("loss.kind", {entry_name(loss_entries(), #entry)}),
 #include "mft/registry/losses_keys.inc"
-#undef MFT_KEY
+#undef MFT_ENTRY_KEY
       add_key("init.seed", &C::init, &InitConfig::seed, {parse_seed},
            "seed of the particle streams (seed, species, l, m)"),
       add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {non_negative_real},
@@ -308,11 +315,14 @@ const std::vector<Key> &key_table() {
            "/data/test_targets]"),
       add_key("data.teacher_heads", &C::data, &DataConfig::teacher_heads, {non_negative},
            "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); "
-           "0: model.heads"),
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("data." #key, &C::data, &DataConfig::key, {check}, help).added_to_format(),
+           "0: model.heads")
+          .read_by("data.task", {"teacher"}),
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("data." #key, &C::data, &DataConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("data.task", {entry_name(task_entries(), #entry)}),
 #include "mft/registry/data_tasks_keys.inc"
-#undef MFT_KEY
+#undef MFT_ENTRY_KEY
       add_key("train.ts_type", &C::train, &TrainConfig::ts_type, one_of({"euler", "rk", "ssp"}),
            "PETSc TS in training time tau: euler, rk, ssp (-train_ts_type overrides)"),
       add_key("train.dtau", &C::train, &TrainConfig::dtau, {positive_real},
@@ -333,24 +343,32 @@ const std::vector<Key> &key_table() {
       add_key("train.temperature", &C::train, &TrainConfig::temperature, {non_negative_real},
            "Langevin temperature T (" + optimizers_with(kLangevin) +
                ", Euler steps): noise sqrt(2 T dtau) N(0, 1) per step").added_to_format(),
-#define MFT_KEY(key, type, value, check, help)                                                               \
-  add_key("train." #key, &C::train, &TrainConfig::key, {check}, help).added_to_format(),
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
+  add_key("train." #key, &C::train, &TrainConfig::key, {check}, help) \
+      .added_to_format() \
+      .read_by("train.method", {entry_name(optimizer_entries(), #entry)}),
 #include "mft/registry/optimizers_keys.inc"
-#undef MFT_KEY
+#undef MFT_ENTRY_KEY
       add_key("families.kind", &C::families, &FamiliesConfig::kind,
            one_of({"discrete", "cube", "laplace", "mixture", "gaussian-cov"}),
-           "data.task families: discrete, cube, laplace, mixture, gaussian-cov"),
+           "data.task families: discrete, cube, laplace, mixture, gaussian-cov")
+          .read_by("data.task", {"families"}),
       add_key("families.values", &C::families, &FamiliesConfig::values, {any_text},
            "the varying parameter per sequence (cube r, laplace variance, mixture/gaussian-cov "
-           "shift): a,b,c or lo:hi"),
+           "shift): a,b,c or lo:hi")
+          .read_by("data.task", {"families"}),
       add_key("families.variances", &C::families, &FamiliesConfig::variances, {any_text},
-           "gaussian-cov: variance v_i per sequence (a,b,c or lo:hi); empty: 1"),
+           "gaussian-cov: variance v_i per sequence (a,b,c or lo:hi); empty: 1")
+          .read_by("data.task", {"families"}),
       add_key("families.sigma", &C::families, &FamiliesConfig::sigma, {non_negative_real},
-           "mixture: component standard deviation s"),
+           "mixture: component standard deviation s")
+          .read_by("data.task", {"families"}),
       add_key("families.base", &C::families, &FamiliesConfig::base, one_of({"normal", "uniform"}),
-           "discrete: samples of N(0, I) (normal) or U([-1,1]^d) (uniform)"),
+           "discrete: samples of N(0, I) (normal) or U([-1,1]^d) (uniform)")
+          .read_by("data.task", {"families"}),
       add_key("families.quadratic", &C::families, &FamiliesConfig::quadratic, {parse_real},
-           "target <u, mean x> + q mean |x|^2 / d: the coefficient q"),
+           "target <u, mean x> + q mean |x|^2 / d: the coefficient q")
+          .read_by("data.task", {"families"}),
       add_key("cgf.points", &C::cgf, &CgfConfig::points, {non_negative},
            "mft ntk --cgf: sample points z of the log-sum-exp test (at least N + d + 1); 0: the larger of "
            "256 and N + d + 1").restartable(),

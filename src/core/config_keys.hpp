@@ -27,9 +27,20 @@ struct Key {
   // Added to the mft/1 format after its first files: a file without it was
   // computed with its default.
   bool since_first_files = false;
+  // Read only when the key `selector` has one of the values `readers` (the
+  // keys an entry owns: read only when that entry is selected). A value
+  // other than the default given to a run that would not read it is
+  // refused, naming the readers (refuse_unread_keys).
+  std::string selector;
+  std::vector<std::string> readers;
 
   Key restartable() && {
     may_change_on_restart = true;
+    return std::move(*this);
+  }
+  Key read_by(std::string key, std::vector<std::string> values) && {
+    selector = std::move(key);
+    readers = std::move(values);
     return std::move(*this);
   }
   Key added_to_format() && {

@@ -193,7 +193,9 @@ std::string key_reference_markdown() {
        "in `/config`, and `mft train --restart FILE` takes its keys from there: only\n"
        "those marked *restart* may be given again with another value. Keys marked *added*\n"
        "came after the format's first files: a file without one was computed with its\n"
-       "default.\n";
+       "default. A key read *only with* one value of another key (the keys an\n"
+       "optimiser, loss, score map or data task owns) is refused with any other value\n"
+       "of that key unless left at its default.\n";
   const po::options_description all = config_key_options();
   std::string section;
   for (const auto &option : all.options()) {
@@ -206,6 +208,8 @@ std::string key_reference_markdown() {
     std::string readers;
     for (const char *command : {"train", "forward", "ntk"})
       if (command_reads_key(command, key)) readers += (readers.empty() ? "" : ", ") + std::string(command);
+    if (const KeyReaders r = key_readers(key); !r.selector.empty())
+      readers += "; only with " + r.selector + " = " + comma_list(r.values);
     if (restart_may_change(key)) readers += "; *restart*";
     if (key_added_to_format(key)) readers += "; *added*";
     std::string meaning = option->description();

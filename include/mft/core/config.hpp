@@ -19,9 +19,9 @@ namespace mft {
 
 // The keys the registries' entries own (their MFT_KEY lines,
 // cmake/registries.cmake) are members of their section's struct.
-#pragma push_macro("MFT_KEY")
-#undef MFT_KEY
-#define MFT_KEY(key, type, value, check, help) type key = value;
+#pragma push_macro("MFT_ENTRY_KEY")
+#undef MFT_ENTRY_KEY
+#define MFT_ENTRY_KEY(entry, key, type, value, check, help) type key = value;
 
 struct ModelConfig {
   long long d = 8;             // token dimension
@@ -97,7 +97,7 @@ struct TrainConfig {
 #include "mft/registry/optimizers_keys.inc"
 };
 
-#pragma pop_macro("MFT_KEY")
+#pragma pop_macro("MFT_ENTRY_KEY")
 
 struct FamiliesConfig {
   std::string kind = "discrete"; // discrete | cube | laplace | mixture | gaussian-cov
@@ -222,6 +222,15 @@ std::string default_text(const std::string &key);
 // model.attention, train.method, ...); empty for a key that takes any value
 // of its type, and for a name that is not a key.
 std::vector<std::string> key_choices(const std::string &key);
+
+// The values of another key under which `key` is read: an entry's own key
+// is read only when that entry is selected (train.beta1: train.method =
+// adam). An empty selector: the key is read whatever the others say.
+struct KeyReaders {
+  std::string selector;
+  std::vector<std::string> values;
+};
+KeyReaders key_readers(const std::string &key);
 
 // Cross-key checks, in two parts: validate_keys those that hold whatever
 // the data's sizes, validate_sizes those that need d and N (readout

@@ -35,7 +35,8 @@ enum TaskTrait : unsigned {
 };
 
 struct RegistryEntry {
-  std::string name;
+  std::string id;   // its file's name (an identifier)
+  std::string name; // the value that selects it
   std::string help;
   unsigned traits = 0;
 };
@@ -47,6 +48,9 @@ const std::vector<RegistryEntry> &loss_entries();
 const std::vector<RegistryEntry> &readout_entries();
 const std::vector<RegistryEntry> &task_entries();
 const std::vector<RegistryEntry> &norm_entries();
+
+// The name of the entry whose file is `id` (the owner of its keys).
+std::string entry_name(const std::vector<RegistryEntry> &entries, const std::string &id);
 
 // Whether entry `name` has `trait` (an unknown name has none; its key's
 // check names it).
