@@ -254,10 +254,11 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
     std::vector<std::string> names = {"step", "tau"};
     for (const auto &b : species_blocks(particles)) names.push_back(b.name);
     for (const std::string &name : names) f->particles_[name] = h5::open_dataset(f->particle_group_, name);
-    // Every column the file has (inspect_run_file checked those every run
-    // has); a row of the restart fills those it has values for.
+    // Every column the file has (inspect_run_file checked them); a row of
+    // the restart fills those it has values for, and continue_from adds
+    // those of the run it lacks.
     for (const HistoryColumn &c : history_columns()) {
-      if (c.present && !h5::exists(f->file_, std::string("/history/") + c.name)) continue;
+      if (!h5::exists(f->file_, std::string("/history/") + c.name)) continue;
       f->history_[c.name] = h5::open_dataset(f->history_group_, c.name);
       if (c.name != std::string("step")) f->columns_.push_back(c.name);
     }
@@ -265,7 +266,7 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
   return f;
 }
 
-void RunFile::continue_from(const RunFileSummary &point, const Config &config) {
+void RunFile::continue_from(const RunFileSummary &point, const Config &config, const HistoryShape &shape) {
   // The only change a restart makes before its first step, after every check:
   // the rows past the last complete snapshot (of a run killed or stopped by a
   // full disk after it) are dropped from every dataset the run continues.
@@ -280,6 +281,7 @@ void RunFile::continue_from(const RunFileSummary &point, const Config &config) {
     for (auto &[name, ds] : particles_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : optimizer_) h5::set_rows(ds, snapshots);
     for (auto &[name, ds] : history_) h5::set_rows(ds, keep);
+    add_missing_columns(shape, keep, config.train.dtau);
     h5::Handle group = h5::open_group(file_, "config");
     for (const ConfigEntry &e : config_entries(config)) {
       const auto stored = point.config.find(e.key);
@@ -288,6 +290,30 @@ void RunFile::continue_from(const RunFileSummary &point, const Config &config) {
     }
     flush();
   });
+}
+
+void RunFile::add_missing_columns(const HistoryShape &shape, hsize_t rows, double dtau) {
+  std::vector<const HistoryColumn *> added;
+  for (const HistoryColumn *c : history_columns_of(shape))
+    if (!history_.count(c->name)) added.push_back(c);
+  if (added.empty()) return;
+  // The past rows' values: tau is step x dtau, as training computes it;
+  // nothing else of a past row can be known now.
+  std::vector<double> steps(rows), past(rows);
+  if (rows > 0) h5::read_block(history_["step"], {0}, {rows}, H5T_NATIVE_DOUBLE, steps.data());
+  const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
+  for (const HistoryColumn *c : added) {
+    const std::string name = c->name;
+    for (hsize_t i = 0; i < rows; ++i)
+      past[i] = name == "tau" ? steps[i] * dtau : std::numeric_limits<double>::quiet_NaN();
+    history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+    h5::set_rows(history_[name], rows);
+    h5::write_block(history_[name], {0}, {mine}, H5T_NATIVE_DOUBLE, past.data());
+    columns_.push_back(name);
+  }
+  std::string names = "step";
+  for (const std::string &name : columns_) names += "," + name;
+  h5::write_attribute(history_group_, "columns", names);
 }
 
 void RunFile::annotate_history(const std::string &name, const std::string &value) {

@@ -281,11 +281,12 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   if (counted) hrows = complete_count(check, history_group, "/history.complete", 0);
   const std::string rows_of = "complete rows (/history.complete = " + std::to_string(hrows) + ")";
   check.rows_at_least(hsteps, "/history/step", hrows, rows_of);
-  // Every column of history_columns.hpp that every run has, and those of
-  // the others the file has.
+  // Every column of history_columns.hpp the file has. One it lacks (a file
+  // of an earlier version, from before that column) is no refusal: the
+  // restart adds it (RunFile::continue_from).
   for (const HistoryColumn &column : history_columns()) {
     const std::string p = std::string("/history/") + column.name;
-    if (p == "/history/step" || (column.present && !h5::exists(file, p))) continue;
+    if (p == "/history/step" || !h5::exists(file, p)) continue;
     if (counted)
       check.rows_at_least(check.dataset(p, {kAny}, true), p, hrows, rows_of);
     else
@@ -304,7 +305,12 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   const long long every = c.output.history_every;
   if (!point.has_history_row && point.row > 0 && point.step % every == 0)
     check.refuse("/history does not reach the last snapshot (step " + std::to_string(point.step) + ")");
-  if (keep > 0) point.wall_time = check.values("/history/wall_time")[keep - 1];
+  // The wall time continues from that row's (none, or NaN in a column a
+  // restart added to an older file: from 0).
+  if (keep > 0 && h5::exists(file, "/history/wall_time")) {
+    const double before = check.values("/history/wall_time")[keep - 1];
+    point.wall_time = std::isfinite(before) ? before : 0.0;
+  }
   // The row a restart starts from: its held-out measures and kernel are
   // printed from here, not measured again.
   if (point.has_history_row)

@@ -222,7 +222,7 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
       });
     file = RunFile::reopen(output, *problem.grid, *problem.particles, copy ? "output.file" : "--restart", std::move(lock));
     file->keep_optimizer_state(state, *problem.particles);
-    file->continue_from(point, config);
+    file->continue_from(point, config, shape);
   } else if (write) {
     file = std::make_unique<RunFile>(output, *problem.grid, config, info, problem.data, *problem.particles, &shape,
                                      &problem.test_data);

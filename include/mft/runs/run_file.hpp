@@ -178,8 +178,10 @@ public:
   // file, made once every check has passed; and writes into /config the
   // values of `config` for the keys a restart may change (restart_may_change)
   // where they differ from the file's, so that the next restart of the file
-  // continues this one (its step count, its output.file, ...). Collective.
-  void continue_from(const RunFileSummary &point, const Config &config);
+  // continues this one (its step count, its output.file, ...). A column of
+  // the run's `shape` that the file lacks (written by an earlier version)
+  // is added, its past rows NaN (tau: step x train.dtau). Collective.
+  void continue_from(const RunFileSummary &point, const Config &config, const HistoryShape &shape);
 
   ~RunFile();
   RunFile(const RunFile &) = delete;
@@ -239,6 +241,10 @@ private:
       : path_(path), key_(key), grid_(grid), comm_(grid.world()) {}
   // Extends /history by the pending rows and writes them; the new row count.
   hsize_t write_history_rows();
+  // Creates the columns of `shape` the reopened file lacks, `rows` rows
+  // long (their past values NaN, tau step x dtau), and rewrites
+  // /history.columns.
+  void add_missing_columns(const HistoryShape &shape, hsize_t rows, double dtau);
   // Sets /particles.complete and /history.complete (once the rows they count
   // are flushed) and flushes.
   void publish_counts(hsize_t snapshots, hsize_t history_rows);
