@@ -47,7 +47,8 @@ const char *kUsage =
     "`mft COMMAND --help` lists the keys and options COMMAND reads, `mft --keys` every\n"
     "key's name, `mft --choices KEY` the values KEY accepts when they are a list (the\n"
     "score maps of model.attention, the optimisers of train.method, ...), `mft\n"
-    "--key-reference` every key as Markdown (docs/CONFIG.md),\n"
+    "--key-reference` every key as Markdown (docs/CONFIG.md), `mft --format-reference`\n"
+    "the run file's tables (docs/FORMAT.md),\n"
     "`mft --petsc-help` PETSc's options of mft's integrators.\n";
 
 int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
@@ -70,6 +71,10 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   if (args[0] == "--key-reference") { // docs/CONFIG.md
     if (rank == 0) std::cout << mft::key_reference_markdown();
+    return 0;
+  }
+  if (args[0] == "--format-reference") { // docs/FORMAT.md's tables
+    if (rank == 0) std::cout << mft::format_reference_markdown();
     return 0;
   }
   if (args[0] == "--choices") { // the registered names of a key, for scripts and tests

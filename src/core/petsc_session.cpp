@@ -83,7 +83,7 @@ SplitArguments split_arguments(int argc, const char *const *argv) {
     dest.push_back(arg);
     const bool has_inline_value = long_opt && arg.find('=') != std::string::npos;
     const bool is_flag = arg == "--help" || arg == "--version" || arg == "--keys" || arg == "--petsc-help" ||
-                         arg == "--key-reference" ||
+                         arg == "--key-reference" || arg == "--format-reference" ||
                          arg == "--dry-run" || arg == "--resume" || arg == "--cgf";
     if ((long_opt || petsc_opt) && !has_inline_value && !is_flag && i + 1 < argc &&
         takes_value(argv[i + 1]))

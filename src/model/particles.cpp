@@ -45,13 +45,16 @@ void ParticleSpecies::initialise(std::uint64_t seed, const std::vector<double> &
 HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
                              ParticleBlock own_)
     : ParticleSpecies("heads", Species::Heads, L_, M_, own_,
-                      {{"Q", d_h_, d_, "QK"}, {"K", d_h_, d_, "QK"}, {"V", d_, d_, "V"}}),
+                      {{"Q", d_h_, d_, "QK", "L, M, d_h, d", "head particles: queries"},
+                       {"K", d_h_, d_, "QK", "L, M, d_h, d", "head particles: keys"},
+                       {"V", d_, d_, "V", "L, M, d, d", "head particles: values"}}),
       d_h(d_h_), d(d_) {}
 
 NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, long long d_,
                                  ParticleBlock own_)
     : ParticleSpecies("neurons", Species::Neurons, L_, M_, own_,
-                      {{"W1", d_f_, d_, "mlp"}, {"W2", d_, d_f_, "mlp"}}),
+                      {{"W1", d_f_, d_, "mlp", "L, M_f, d_f, d", "neuron particles (with the MLP): W1"},
+                       {"W2", d_, d_f_, "mlp", "L, M_f, d, d_f", "neuron particles (with the MLP): W2"}}),
       d_f(d_f_), d(d_) {}
 
 std::vector<const ParticleSpecies *> Particles::species() const {

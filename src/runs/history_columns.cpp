@@ -7,24 +7,28 @@ namespace mft {
 
 const std::vector<HistoryColumn> &history_columns() {
   static const std::vector<HistoryColumn> table = {
-      {"step", nullptr, "training step", "step", 9, "%9.0f", true},
-      {"tau", nullptr, "training time tau = step dtau", "tau", 12, "%12.6g", true},
-      {"risk", nullptr, "R of all N training sequences", "R", 16, "%16.9e", true},
-      {"objective", nullptr, "Q = R + (lambda/2) weight decay", "Q", 16, "%16.9e", true},
-      {"grad_norm", nullptr, "norm of the velocity the step uses", "grad_norm", 16, "%16.9e", true},
-      {"batch_risk", [](const HistoryShape &s) { return s.minibatches; }, "R of the step's minibatch", "batch R",
-       16, "%16.9e", true},
-      {"accuracy", [](const HistoryShape &s) { return s.classifies; }, "training accuracy", "accuracy", 10,
-       "%10.4f", true},
-      {"test_risk", [](const HistoryShape &s) { return s.held_out; }, "R of the held-out sequences", "test R", 16,
+      {"step", nullptr, "", "the training step of the row (int64): one for the initial state, one every "
+       "output.history_every steps, one for the last step and one for a stop step", "step", 9, "%9.0f", true},
+      {"tau", nullptr, "", "its training time tau = step x train.dtau", "tau", 12, "%12.6g", true},
+      {"risk", nullptr, "", "R on the N sequences of /data/tokens at the row's particles (with data.online a "
+       "fixed evaluation set the steps never train on)", "R", 16, "%16.9e", true},
+      {"objective", nullptr, "", "Q = R + (lambda/2) x the weight decay's norm, at the same particles", "Q", 16,
        "%16.9e", true},
-      {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; }, "held-out accuracy",
-       "test acc", 10, "%10.4f", true},
-      {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "smallest eigenvalue of K_V (ntk.every)", "",
-       0, "", false},
-      {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "largest eigenvalue of K_V (ntk.every)", "", 0,
-       "", false},
-      {"wall_time", nullptr, "seconds since the run's first start", "", 0, "", true},
+      {"grad_norm", nullptr, "", "sqrt((1/(M L)) sum of |d theta_lm / d tau|^2): the velocity the step uses",
+       "grad_norm", 16, "%16.9e", true},
+      {"batch_risk", [](const HistoryShape &s) { return s.minibatches; }, "minibatches or data.online",
+       "the risk of the step's minibatch (risk stays the N sequences')", "batch R", 16, "%16.9e", true},
+      {"accuracy", [](const HistoryShape &s) { return s.classifies; }, "a classifier's loss",
+       "training accuracy", "accuracy", 10, "%10.4f", true},
+      {"test_risk", [](const HistoryShape &s) { return s.held_out; }, "held-out data",
+       "R on the held-out sequences", "test R", 16, "%16.9e", true},
+      {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; },
+       "held-out data and a classifier's loss", "held-out accuracy", "test acc", 10, "%10.4f", true},
+      {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
+       "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false},
+      {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
+       "the largest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false},
+      {"wall_time", nullptr, "", "seconds since the run's first start (continued over restarts)", "", 0, "", true},
   };
   return table;
 }

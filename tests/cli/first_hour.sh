@@ -43,6 +43,19 @@ cmp -s config.md "$SCRIPTS/../docs/CONFIG.md" ||
   { fail "docs/CONFIG.md differs from mft --key-reference: regenerate it with build/apps/mft --key-reference > docs/CONFIG.md"
     diff config.md "$SCRIPTS/../docs/CONFIG.md" | head -20; }
 rm -f config.md
+# docs/FORMAT.md's tables of /particles, /history and /optimizer are the
+# program's (each table of mft --format-reference appears in it whole).
+"$MFT" --format-reference >format.md || fail "mft --format-reference: exit $?"
+"$PYTHON" - format.md "$SCRIPTS/../docs/FORMAT.md" <<'PY' ||
+import sys
+tables = [t.strip("\n") + "\n" for t in open(sys.argv[1]).read().split("\n\n")]
+doc = open(sys.argv[2]).read()
+assert len(tables) == 3, f"{len(tables)} tables"
+for t in tables:
+    assert t in doc, "not in docs/FORMAT.md:\n" + t
+PY
+  fail "docs/FORMAT.md's tables differ from mft --format-reference: paste its output over them"
+rm -f format.md
 
 small=(--model.heads 3 --model.slices 2 --data.sequences 6 --data.tokens 5 --train.steps 2 --train.dtau 0.01)
 for option in "-depth_ts_tpye euler" "-train_ts_monitr" "-log_veiw"; do

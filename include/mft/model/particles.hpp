@@ -35,6 +35,10 @@ struct ParticleMatrix {
   std::string name;     // the /particles dataset: Q, K, V, W1, W2
   long long rows = 0, cols = 0;
   std::string ntk_part; // the NTK parameter group it belongs to: V, QK, mlp
+  // For the format's reference (mft --format-reference): its dataset's
+  // shape after the snapshot axis, in the model's symbols, and what it is.
+  std::string shape;
+  std::string meaning;
   long long size() const { return rows * cols; }
 };
 

@@ -42,6 +42,12 @@ std::string command_help(const std::string &command);
 // a test keeps the file equal to it).
 std::string key_reference_markdown();
 
+// docs/FORMAT.md's tables of a training run's datasets: /particles (every
+// species' matrices), /history (every column, when a run has it) and
+// /optimizer (each method's state), as Markdown (`mft --format-reference`;
+// a test keeps each table in the file).
+std::string format_reference_markdown();
+
 // Whether `command` (forward, train, ntk) reads `key`: forward no train.*,
 // ntk.* or cgf.* key, ntk no train.*, forward.* key or ntk.every, train no
 // cgf.*, forward.* key or ntk.part; only train the history's, snapshots' and

@@ -24,6 +24,7 @@ struct HistoryColumn {
   const char *name; // /history/<name>
   // Whether a run of this shape has the column; null: every run has it.
   bool (*present)(const HistoryShape &);
+  const char *when; // `present` in words, for the format's reference ("" for every run)
   const char *meaning;
   // The progress line: the heading, right-aligned over a value of `width`
   // characters printed by `format` ("" for a column it does not show).
