@@ -21,11 +21,11 @@ using Args = std::vector<std::string>;
 
 mft::Config tiny(std::vector<std::string> extra, const std::string &task = "families") {
   std::vector<std::string> args = {"--model.d", "2", "--model.head_dim", "2", "--model.heads", "3",
-                                   "--model.slices", "2", "--data.task", task,
-                                   "--families.kind", "mixture", "--data.sequences", "3",
+                                   "--model.slices", "2", "--data.task", task, "--data.sequences", "3",
                                    "--data.tokens", "4", "--init.sigma_v", "0.8",
                                    "--model.mlp_particles", "2", "--model.mlp_width", "2",
                                    "--model.activation", "gelu"};
+  if (task == "families") args.insert(args.end(), {"--families.kind", "mixture"});
   args.insert(args.end(), extra.begin(), extra.end());
   return mft::parse_config(args);
 }
