@@ -3,6 +3,7 @@
 #include "config_keys.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/integrators.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -242,8 +243,8 @@ const std::vector<Key> &key_table() {
       .read_by("model.norm", {entry_name(norm_entries(), #entry)}),
 #include "mft/registry/norms_keys.inc"
 #undef MFT_ENTRY_KEY
-      add_key("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of({"euler", "rk", "ssp"}),
-           "PETSc TS type in depth: euler, rk, ssp (-depth_ts_type overrides)"),
+      add_key("depth.ts_type", &C::depth, &DepthConfig::ts_type, one_of(integrator_names()),
+           "PETSc TS type in depth: " + comma_list(integrator_names()) + " (-depth_ts_type overrides)"),
       add_key("depth.rk_type", &C::depth, &DepthConfig::rk_type, {non_empty},
            "PETSc RK tableau for ts_type rk: 1fe, 2a, 3, 3bs, 4, 5f, 5dp, ..."),
       add_key("depth.steps_per_slice", &C::depth, &DepthConfig::steps_per_slice, {positive},
@@ -323,8 +324,8 @@ const std::vector<Key> &key_table() {
       .read_by("data.task", {entry_name(task_entries(), #entry)}),
 #include "mft/registry/data_tasks_keys.inc"
 #undef MFT_ENTRY_KEY
-      add_key("train.ts_type", &C::train, &TrainConfig::ts_type, one_of({"euler", "rk", "ssp"}),
-           "PETSc TS in training time tau: euler, rk, ssp (-train_ts_type overrides)"),
+      add_key("train.ts_type", &C::train, &TrainConfig::ts_type, one_of(integrator_names()),
+           "PETSc TS in training time tau: " + comma_list(integrator_names()) + " (-train_ts_type overrides)"),
       add_key("train.dtau", &C::train, &TrainConfig::dtau, {positive_real},
            "step in training time tau (euler: the gradient-descent step)"),
       add_key("train.steps", &C::train, &TrainConfig::steps, {non_negative}, "training steps").restartable(),

@@ -1,5 +1,7 @@
 #include "mft/core/petsc_session.hpp"
 
+#include "mft/core/integrators.hpp"
+
 #include "mft/core/error.hpp"
 #include "mft/core/input_file.hpp"
 
@@ -199,13 +201,12 @@ void print_petsc_help() {
 }
 
 std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::string &type) {
-  auto is_explicit = [](const std::string &t) { return t == TSEULER || t == TSRK || t == TSSSP; };
   char option[64] = "";
   PetscBool set = PETSC_FALSE;
   MFT_PETSC(PetscOptionsGetString(nullptr, prefix.c_str(), "-ts_type", option, sizeof option, &set));
-  if (set && !is_explicit(option))
+  if (set && !find_integrator(option))
     throw InputError(key_error("-" + prefix + "ts_type", option,
-                               "mft uses an explicit one-step method here: euler, rk or ssp"));
+                               "mft uses an explicit one-step method here: " + comma_list(integrator_names())));
   MFT_PETSC(TSSetType(ts, type.c_str()));
   try {
     MFT_PETSC(TSSetFromOptions(ts));

@@ -1,6 +1,7 @@
 #include "mft/depth/depth.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/integrators.hpp"
 #include "mft/core/petsc_handle.hpp"
 #include "mft/core/petsc_session.hpp"
 
@@ -86,7 +87,7 @@ PetscErrorCode DepthPostStep(TS ts) {
 // tableau PETSc lacks, or SSP with the adjoint.
 struct DepthScheme {
   std::string ts_type, rk_type;
-  PetscInt stages = 1;
+  long long stages = 1;
 };
 
 DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
@@ -94,8 +95,9 @@ DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
   const std::string chosen = set_explicit_ts_type(ts, "depth_", config.ts_type);
   out.ts_type = chosen;
   out.rk_type = config.rk_type;
-  if (chosen == TSSSP && adjoint)
-    throw InputError(key_error("depth.ts_type", "ssp", "PETSc has no adjoint for TSSSP; training needs rk or euler"));
+  if (adjoint && !find_integrator(chosen)->adjoint)
+    throw InputError(key_error("depth.ts_type", chosen, "PETSc has no adjoint for it; training needs one that has (" +
+                                                            integrators_with_adjoint() + ")"));
   if (chosen == TSEULER) {
     MFT_PETSC(TSSetType(ts, TSRK));
     MFT_PETSC(TSRKSetType(ts, TSRK1FE));
@@ -116,8 +118,7 @@ DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
     MFT_PETSC(TSRKGetType(ts, &rk));
     out.rk_type = rk;
   }
-  if (chosen == TSRK || chosen == TSEULER)
-    MFT_PETSC(TSRKGetTableau(ts, &out.stages, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+  out.stages = ts_stages(ts);
   return out;
 }
 
@@ -234,12 +235,22 @@ double DepthSolver::trajectory_bytes() const {
          static_cast<double>(ctx_.field->state_size()) * sizeof(double);
 }
 
-DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint) {
+namespace {
+
+DepthScheme scheme_of(const DepthConfig &config, bool adjoint) {
   PetscTS ts;
   MFT_PETSC(TSCreate(PETSC_COMM_SELF, ts.out()));
   MFT_PETSC(TSSetOptionsPrefix(ts, "depth_"));
   MFT_PETSC(TSSetProblemType(ts, TS_NONLINEAR));
-  const DepthScheme scheme = choose_scheme(ts, config, adjoint);
+  return choose_scheme(ts, config, adjoint);
+}
+
+} // namespace
+
+long long depth_stages(const DepthConfig &config) { return scheme_of(config, false).stages; }
+
+DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint) {
+  const DepthScheme scheme = scheme_of(config, adjoint);
   DepthConfig out = config;
   out.ts_type = scheme.ts_type;
   out.rk_type = scheme.rk_type;

@@ -1,5 +1,7 @@
 #include "mft/runs/memory.hpp"
 
+#include "mft/depth/depth.hpp"
+
 #include "mft/core/error.hpp"
 #include "mft/model/particles.hpp"
 #include "mft/tasks/task.hpp"
@@ -34,19 +36,6 @@ ParticleValues particle_values(const ModelConfig &model, int head_ranks) {
     out.kernels += static_cast<long double>(s->L) * share * static_cast<long double>(s->kernel_values());
   }
   return out;
-}
-
-// Stages of the depth integrator as configured (PETSc's tableaus; an
-// unknown one counts as a large one, so the estimate errs high).
-long long depth_stages(const DepthConfig &c) {
-  if (c.ts_type == "euler") return 1;
-  if (c.ts_type == "ssp") return 5;
-  const std::pair<const char *, long long> table[] = {{"1fe", 1}, {"2a", 2}, {"2b", 2}, {"3", 3},
-                                                      {"3bs", 4}, {"4", 4},  {"5f", 6}, {"5dp", 7},
-                                                      {"5bs", 8}, {"6vr", 9}, {"7vr", 13}, {"8vr", 16}};
-  for (const auto &[name, s] : table)
-    if (c.rk_type == name) return s;
-  return 16;
 }
 
 // MemAvailable of this node, in bytes; 0 when /proc/meminfo has none.
@@ -193,7 +182,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const long long N_group = (N + groups - 1) / groups;
   const long double data = static_cast<long double>(N) * n * d * sizeof(double);
   const long double state = static_cast<long double>(N_group) * n * d * sizeof(double);
-  const long double s = depth_stages(c.depth);
+  const long double s = depth_stages(c.depth); // PETSc's tableau
   const long double steps = L * c.depth.steps_per_slice;
   const ParticleValues values = particle_values(c.model, head_ranks);
   const long double particles = values.mine * sizeof(double);

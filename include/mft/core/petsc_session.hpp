@@ -67,7 +67,7 @@ void petsc_call_with_callbacks(PetscErrorCode ierr, std::exception_ptr &error, c
 
 // For a TS with options prefix `prefix` (e.g. "depth_"): sets `type`, then
 // applies the options database, and returns the type in use. mft's TS are
-// explicit one-step methods: a -{prefix}ts_type other than euler, rk or ssp,
+// explicit one-step methods: a -{prefix}ts_type not in integrators.hpp's table,
 // or a bad option, is an InputError naming it.
 std::string set_explicit_ts_type(TS ts, const std::string &prefix, const std::string &type);
 

@@ -76,6 +76,9 @@ struct DepthContext {
 // ts_type euler, rk or ssp and the RK tableau (euler runs as tableau 1fe).
 // InputError as DepthSolver's. What a run's resolved configuration records.
 DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint);
+// The stages of one depth step of that scheme, as PETSc's tableau says
+// (the memory estimate's trajectory holds them).
+long long depth_stages(const DepthConfig &config);
 
 class DepthSolver {
 public:
