@@ -1,15 +1,13 @@
 // mft: mean-field transformer particle solver. This program only parses the
 // command line and calls the library.
 #include "mft/runs/command_line.hpp"
+#include "mft/runs/commands.hpp"
 #include "mft/core/async_output.hpp"
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
-#include "mft/runs/forward_run.hpp"
 #include "mft/core/petsc_session.hpp"
-#include "mft/runs/ntk_run.hpp"
 #include "mft/runs/run_file.hpp"
 #include "mft/core/signals.hpp"
-#include "mft/runs/train_run.hpp"
 #include "mft/core/version.hpp"
 
 #include <algorithm>
@@ -96,8 +94,9 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   }
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command != "forward" && command != "train" && command != "ntk")
-    throw mft::InputError(mft::key_error("command", command, "unknown (try: mft --help)"));
+  const mft::CommandEntry *entry = mft::find_command(command);
+  if (!entry)
+    throw mft::InputError(mft::key_error("command", command, "unknown: mft " + mft::command_names() + " (mft --help)"));
 
   mft::CommandOptions options;
   options.command = command;
@@ -113,14 +112,7 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   std::cout.flush();
   mft::AsyncOutput output(STDOUT_FILENO);
   std::ostream *log = &output.stream();
-  if (command == "train") {
-    const mft::TrainResult r = mft::run_train(MPI_COMM_WORLD, config, info, log, true, options);
-    return r.stopped ? mft::kExitStopped : 0;
-  } else if (command == "ntk")
-    mft::run_ntk(MPI_COMM_WORLD, config, options, info, log);
-  else
-    mft::run_forward(MPI_COMM_WORLD, config, info, log, true, options);
-  return 0;
+  return entry->run(MPI_COMM_WORLD, config, options, info, log);
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 // allowed for its own command only.
 #include "mft/runs/command_line.hpp"
 
+#include "mft/runs/commands.hpp"
+
 #include "mft/core/error.hpp"
 #include "mft/train/optimizer.hpp"
 
@@ -171,14 +173,8 @@ Config parse_config(const std::vector<std::string> &args, CommandOptions *option
 }
 
 bool command_reads_key(const std::string &command, const std::string &key) {
-  auto in = [&](const char *section) { return key.rfind(section, 0) == 0; };
-  // What only a training run writes: the history, its snapshots, the log.
-  const bool training_output =
-      key == "output.snapshot_every" || key == "output.history_every" || key == "output.log";
-  if (command == "forward") return !in("train.") && !in("ntk.") && !in("cgf.") && !training_output;
-  if (command == "ntk") return !in("train.") && !in("forward.") && key != "ntk.every" && !training_output;
-  if (command == "train") return !in("cgf.") && !in("forward.") && key != "ntk.part";
-  return true;
+  const CommandEntry *entry = find_command(command);
+  return !entry || entry->reads(key);
 }
 
 std::string key_reference_markdown() {
@@ -206,8 +202,8 @@ std::string key_reference_markdown() {
       section = here;
     }
     std::string readers;
-    for (const char *command : {"train", "forward", "ntk"})
-      if (command_reads_key(command, key)) readers += (readers.empty() ? "" : ", ") + std::string(command);
+    for (const CommandEntry &command : commands())
+      if (command.reads(key)) readers += (readers.empty() ? "" : ", ") + std::string(command.name);
     if (const KeyReaders r = key_readers(key); !r.selector.empty())
       readers += "; only with " + r.selector + " = " + comma_list(r.values);
     if (restart_may_change(key)) readers += "; *restart*";
@@ -231,16 +227,7 @@ std::string command_help(const std::string &command) {
   s << "   or: " << run << " --from FILE [--snapshot S]" << (command == "ntk" ? " [--cgf]" : "")
     << (command == "train" ? " [--train.KEY VALUE ...]" : "") << "\n";
   s << "\n";
-  if (command == "train")
-    s << "Trains the particles in training time tau (train.method: " << comma_list(optimizer_names()) << ";\n"
-         "train.temperature > 0: Langevin) and writes output.file: /history every\n"
-         "output.history_every steps, particle snapshots every output.snapshot_every.\n";
-  if (command == "forward")
-    s << "Integrates the token measures through depth s in [0, 1] at the initial particles,\n"
-         "prints the risk R and writes output.file.\n";
-  if (command == "ntk")
-    s << "The NTK Gram matrix (M L) J J^T and its spectrum at the initial particles, or at\n"
-         "a snapshot of a run file (--from); --cgf adds the log-sum-exp injectivity test.\n";
+  if (const CommandEntry *entry = find_command(command)) s << entry->about();
   // The keys a restart may change, wrapped under the option's text.
   std::string may_change, line;
   for (const std::string &key : keys_a_restart_may_change()) {

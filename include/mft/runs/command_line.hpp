@@ -48,10 +48,8 @@ std::string key_reference_markdown();
 // a test keeps each table in the file).
 std::string format_reference_markdown();
 
-// Whether `command` (forward, train, ntk) reads `key`: forward no train.*,
-// ntk.* or cgf.* key, ntk no train.*, forward.* key or ntk.every, train no
-// cgf.*, forward.* key or ntk.part; only train the history's, snapshots' and
-// log's output keys.
+// Whether `command` reads `key` (its entry of commands.hpp; any key for a
+// name that is not a command).
 bool command_reads_key(const std::string &command, const std::string &key);
 
 } // namespace mft
