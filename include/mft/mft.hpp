@@ -26,7 +26,7 @@
 #include "mft/model/tokens.hpp"
 #include "mft/tasks/data.hpp"
 #include "mft/tasks/task.hpp"
-#include "mft/train/problem.hpp"
+#include "mft/tasks/problem.hpp"
 #include "mft/train/objective.hpp"
 #include "mft/train/optimizer.hpp"
 #include "mft/train/trainer.hpp"

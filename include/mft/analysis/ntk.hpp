@@ -13,7 +13,7 @@
 // training step's work plus the Gram's N^2 P / 2 flops). Each rank keeps
 // its own particles' entries and the ranks' partial Grams are summed by one
 // all-reduce.
-#include "mft/train/problem.hpp"
+#include "mft/tasks/problem.hpp"
 
 #include <mpi.h>
 #include <string>

@@ -5,7 +5,7 @@
 #include "mft/core/config.hpp"
 #include "mft/runs/memory.hpp"
 #include "mft/runs/run_file.hpp"
-#include "mft/train/problem.hpp"
+#include "mft/tasks/problem.hpp"
 
 #include <mpi.h>
 #include <memory>

@@ -2,7 +2,7 @@
 // The risk (MODEL.md §4, §10) and its gradient at given particles: one
 // forward and one adjoint solve in depth. What training does with them (the
 // flow of §6, weight decay) lives in velocity.hpp and flow.hpp.
-#include "mft/train/problem.hpp"
+#include "mft/tasks/problem.hpp"
 
 #include <mpi.h>
 #include <vector>
