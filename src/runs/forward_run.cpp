@@ -13,53 +13,41 @@
 #include <sstream>
 
 namespace mft {
+namespace {
 
-ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
-                          bool write, const CommandOptions &options) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::ostream *out = rank == 0 ? log : nullptr;
-  const bool dry_run = options.dry_run;
-  // --from: a trained model (its keys, data and snapshot's particles).
-  FromRun from;
-  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
-  const StoredData source = from.stored();
-  const Config config = resolve_config(comm, merged, Job::Forward, from ? &source : nullptr);
-
-  collectively(comm, [&] {
-    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
-  });
-  MemoryEstimate memory;
-  Problem problem = build_problem(comm, config, Job::Forward, from ? &source : nullptr, &memory);
-  if (from) {
-    read_from_run_particles(comm, from, *problem.particles);
-    problem.particles_changed();
-  }
+// The run header: sizes, integrator, grid, model, memory and where the
+// particles come from.
+std::string forward_header(const Config &config, const Problem &problem, const MemoryEstimate &memory,
+                           const FromRun &from, int rank) {
   const TokenData &data = problem.data;
   std::ostringstream header;
-  {
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
-                  "depth TS %s %s, %lld steps | %s\n",
-                  data.N, data.n, data.d, config.model.heads, config.model.slices,
-                  config.model.head_dim, problem.particles->has_mlp() ? " + MLP" : "",
-                  config.depth.ts_type.c_str(), config.depth.rk_type.c_str(), problem.solver->steps(),
-                  describe_grid(*problem.grid).c_str());
-    header << line << "model: " << describe_variant(config, problem) << "\n"
-           << "memory: " << memory.summary() << "\n";
-    if (from) header << "particles: " << from.path << ", the snapshot of step " << from.step << "\n";
-    if (rank == 0 && !from)
-      if (const std::string note = init_file_differences(config, "forward"); !note.empty()) header << note << "\n";
-  }
-  if (end_of_setup(comm, config, info, "forward", header.str(), dry_run, out)) return ForwardResult{};
-  // No clean stop past the set-up: a signal ends the command as it always
-  // did (its file is written once, at the end, under a hidden name).
-  restore_default_stop_handlers();
-  end_startup_if_stopped(comm);
-  if (out) *out << header.str() << std::flush;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
+                "depth TS %s %s, %lld steps | %s\n",
+                data.N, data.n, data.d, config.model.heads, config.model.slices, config.model.head_dim,
+                problem.particles->has_mlp() ? " + MLP" : "", config.depth.ts_type.c_str(),
+                config.depth.rk_type.c_str(), problem.solver->steps(), describe_grid(*problem.grid).c_str());
+  header << line << "model: " << describe_variant(config, problem) << "\n"
+         << "memory: " << memory.summary() << "\n";
+  if (from) header << "particles: " << from.path << ", the snapshot of step " << from.step << "\n";
+  if (rank == 0 && !from)
+    if (const std::string note = init_file_differences(config, "forward"); !note.empty()) header << note << "\n";
+  return header.str();
+}
 
-  // This group's block of sequences; the predictions of all N.
+// What a forward solve measures beside ForwardResult.
+struct ForwardMeasures {
+  double train_accuracy = std::nan(""); // with a classifier's loss
+  Measure test;                         // with held-out data
+  bool held_out = false;
+};
+
+// The solve of this group's block: X(1), the tokens through depth (as
+// written: block x (K + 1) x n x d), the token norm's drift, the
+// predictions of all N and the risk; the held-out measures.
+ForwardResult solve_forward(MPI_Comm comm, const Config &config, Problem &problem, ForwardMeasures &measures) {
+  const TokenData &data = problem.data;
   ForwardResult result;
   const TokenData block = problem.block_of(data);
   result.tokens_final.resize(block.tokens.size());
@@ -95,47 +83,85 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   }
   result.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
   result.risk = problem.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
+  if (problem.loss->classifies())
+    measures.train_accuracy = accuracy(result.predictions, data.targets, data.N, data.d_out);
+  measures.held_out = problem.test_solver != nullptr;
+  if (measures.held_out) measures.test = measure(problem, *problem.test_solver, problem.test_data);
+  return result;
+}
+
+void print_forward(std::ostream &out, const Config &config, const Problem &problem, const ForwardResult &result,
+                   const ForwardMeasures &measures) {
+  char line[256];
+  std::snprintf(line, sizeof line, "risk = %.17g\n", result.risk);
+  out << line;
   const bool classifies = problem.loss->classifies();
-  const double train_accuracy =
-      classifies ? accuracy(result.predictions, data.targets, data.N, data.d_out) : 0.0;
-  Measure test;
-  if (problem.test_solver) test = measure(problem, *problem.test_solver, problem.test_data);
-
-  if (out) {
-    char line[256];
-    std::snprintf(line, sizeof line, "risk = %.17g\n", result.risk);
-    *out << line;
-    if (classifies) {
-      std::snprintf(line, sizeof line, "accuracy = %.6f\n", train_accuracy);
-      *out << line;
-    }
-    if (problem.test_solver) {
-      std::snprintf(line, sizeof line, "test risk = %.17g (%lld held-out sequences)\n", test.risk,
-                    problem.test_data.N);
-      *out << line;
-      if (classifies) {
-        std::snprintf(line, sizeof line, "test accuracy = %.6f\n", test.accuracy);
-        *out << line;
-      }
-    }
-    if (!norm.identity()) {
-      std::snprintf(line, sizeof line, "model.norm %s: the tokens' largest drift from it %s: %.3e\n",
-                    config.model.norm.c_str(), record ? "along depth" : "at s = 1", result.drift);
-      *out << line;
-    }
-    std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n",
-                  result.seconds, problem.field->evaluations());
-    *out << line << std::flush;
+  if (classifies) {
+    std::snprintf(line, sizeof line, "accuracy = %.6f\n", measures.train_accuracy);
+    out << line;
   }
+  if (measures.held_out) {
+    std::snprintf(line, sizeof line, "test risk = %.17g (%lld held-out sequences)\n", measures.test.risk,
+                  problem.test_data.N);
+    out << line;
+    if (classifies) {
+      std::snprintf(line, sizeof line, "test accuracy = %.6f\n", measures.test.accuracy);
+      out << line;
+    }
+  }
+  if (!problem.field->norm().identity()) {
+    std::snprintf(line, sizeof line, "model.norm %s: the tokens' largest drift from it %s: %.3e\n",
+                  config.model.norm.c_str(), config.forward.tokens_depth ? "along depth" : "at s = 1",
+                  result.drift);
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "depth solve: %.3f s, %lld velocity evaluations\n", result.seconds,
+                problem.field->evaluations());
+  out << line << std::flush;
+}
 
+} // namespace
+
+ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
+                          bool write, const CommandOptions &options) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::ostream *out = rank == 0 ? log : nullptr;
+  // --from: a trained model (its keys, data and snapshot's particles).
+  FromRun from;
+  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const StoredData source = from.stored();
+  const Config config = resolve_config(comm, merged, Job::Forward, from ? &source : nullptr);
+
+  collectively(comm, [&] {
+    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
+  });
+  MemoryEstimate memory;
+  Problem problem = build_problem(comm, config, Job::Forward, from ? &source : nullptr, &memory);
+  if (from) {
+    read_from_run_particles(comm, from, *problem.particles);
+    problem.particles_changed();
+  }
+  const std::string header = forward_header(config, problem, memory, from, rank);
+  if (end_of_setup(comm, config, info, "forward", header, options.dry_run, out)) return ForwardResult{};
+  // No clean stop past the set-up: a signal ends the command as it always
+  // did (its file is written once, at the end, under a hidden name).
+  restore_default_stop_handlers();
+  end_startup_if_stopped(comm);
+  if (out) *out << header << std::flush;
+
+  ForwardMeasures measures;
+  const ForwardResult result = solve_forward(comm, config, problem, measures);
+  if (out) print_forward(*out, config, problem, result, measures);
   if (write) {
+    const TokenData &data = problem.data;
     RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
                  &problem.test_data);
     file.append_snapshot(from.step, from.tau, *problem.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk,
-                       record ? &result.tokens_depth : nullptr, result.depths,
-                       norm.identity() ? std::nan("") : result.drift, classifies ? train_accuracy : std::nan(""),
-                       problem.test_solver ? &test : nullptr);
+                       config.forward.tokens_depth ? &result.tokens_depth : nullptr, result.depths,
+                       problem.field->norm().identity() ? std::nan("") : result.drift, measures.train_accuracy,
+                       measures.held_out ? &measures.test : nullptr);
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }
