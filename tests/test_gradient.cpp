@@ -78,16 +78,17 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
   const std::vector<double> g = objective.at(theta.data()).dR;
   const std::vector<double> gx = objective.at(theta.data()).dX0;
 
+  // Every matrix of every species (its dataset's name, where it starts in
+  // the flat vector, its size and this rank's block of its particles).
   struct Kind {
-    const char *name;
+    std::string name;
     long long offset, per, count, begin, M;
   };
-  const Kind kinds[] = {
-      {"Q", p.offset("Q"), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"K", p.offset("K"), p.heads.qk_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"V", p.offset("V"), p.heads.v_size(), p.heads.own.count(), p.heads.own.begin, p.heads.M},
-      {"W1", p.offset("W1"), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M},
-      {"W2", p.offset("W2"), p.neurons.w_size(), p.neurons.own.count(), p.neurons.own.begin, p.neurons.M}};
+  std::vector<Kind> kinds;
+  for (const mft::ParticleSpecies *s : p.species())
+    for (const mft::ParticleMatrix &m : s->matrices())
+      kinds.push_back({m.name, p.offset(m.name), m.size(), s->own.count(), s->own.begin, s->M});
+  ASSERT_EQ(p.species().size(), 2u) << "the problem has heads and MLP neurons";
   const double h = 1e-4;
   for (const Kind &kind : kinds)
     for (long long l = 0; l < p.heads.L; ++l)

@@ -9,7 +9,11 @@
 #include "mft/analysis/ntk.hpp"
 #include "mft/model/score_map.hpp"
 
+#include "test_support.hpp"
+
 #include <gtest/gtest.h>
+
+#include <tuple>
 #include <mpi.h>
 
 #include <algorithm>
@@ -49,8 +53,8 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
   std::vector<double> theta(p.local_size()), X1(problem.data.tokens.size());
   p.pack(theta.data());
   long long begin = 0, end = p.local_size();
-  if (part == "V") begin = p.offset("V"), end = p.offset("W1");
-  if (part == "QK") begin = p.offset("Q"), end = p.offset("V");
+  if (part != "all") std::tie(begin, end) = mft::test::ntk_part_range(p, part);
+  ASSERT_LT(begin, end) << "no entries of part " << part;
   long long count = end - begin, most = 0;
   MPI_Allreduce(&count, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   int rank = 0, size = 1;
@@ -74,7 +78,7 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
       for (long long i = 0; i < N; ++i) column[i] += sign * y[i] / (2 * h);
     }
     if (!mine) continue;
-    const double scale = begin + k < p.offset("W1") ? 3.0 * L : 2.0 * L; // M L or M_f L
+    const double scale = begin + k < p.heads.local_size() ? 3.0 * L : 2.0 * L; // M L or M_f L
     for (long long i = 0; i < N; ++i)
       for (long long j = 0; j < N; ++j) gram[i * N + j] += scale * column[i] * column[j];
   }

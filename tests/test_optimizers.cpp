@@ -53,7 +53,7 @@ std::vector<double> plain_G(mft::Objective &objective, const mft::Particles &p, 
   const double heads_scale = static_cast<double>(p.heads.M * p.heads.L);
   const double neuron_scale = static_cast<double>(p.neurons.M * p.neurons.L);
   for (size_t i = 0; i < theta.size(); ++i) {
-    const double scale = static_cast<long long>(i) < p.offset("W1") ? heads_scale : neuron_scale;
+    const double scale = static_cast<long long>(i) < p.heads.local_size() ? heads_scale : neuron_scale;
     G[i] = scale * dR[i] + lambda * theta[i];
   }
   return G;

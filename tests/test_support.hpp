@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mft::test {
@@ -162,6 +163,23 @@ inline void reference_head_vjp(const double *Q, const double *K, const double *V
         }
     }
   }
+}
+
+// The flat particle vector (Particles::pack: the species in order, each
+// matrix in its [l][m] order): the range [begin, end) of the entries of the
+// NTK group `part` (V, QK, mlp: contiguous).
+inline std::pair<long long, long long> ntk_part_range(const mft::Particles &p, const std::string &part) {
+  long long at = 0, begin = -1, end = -1;
+  for (const mft::ParticleSpecies *s : p.species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      const auto size = static_cast<long long>(s->values(k).size());
+      if (s->matrices()[k].ntk_part == part) {
+        if (begin < 0) begin = at;
+        end = at + size;
+      }
+      at += size;
+    }
+  return {begin, end};
 }
 
 } // namespace mft::test

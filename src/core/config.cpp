@@ -290,6 +290,11 @@ std::string default_text(const std::string &key) {
   return k ? k->default_text : std::string();
 }
 
+std::string config_value(const Config &config, const std::string &key) {
+  const Key *k = find_key(key);
+  return k ? to_string(k->get(config)) : std::string();
+}
+
 KeyReaders key_readers(const std::string &key) {
   const Key *k = find_key(key);
   return k ? KeyReaders{k->selector, k->readers} : KeyReaders{};

@@ -42,19 +42,25 @@ void ParticleSpecies::initialise(std::uint64_t seed, const std::vector<double> &
     }
 }
 
+namespace {
+const std::vector<std::string> head_keys = {"model.slices", "model.heads", "model.head_dim", ""};
+} // namespace
+
 HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
                              ParticleBlock own_)
     : ParticleSpecies("heads", Species::Heads, L_, M_, own_,
-                      {{"Q", d_h_, d_, "QK", "L, M, d_h, d", "head particles: queries"},
-                       {"K", d_h_, d_, "QK", "L, M, d_h, d", "head particles: keys"},
-                       {"V", d_, d_, "V", "L, M, d, d", "head particles: values"}}),
+                      {{"Q", d_h_, d_, "QK", "L, M, d_h, d", "head particles: queries", head_keys},
+                       {"K", d_h_, d_, "QK", "L, M, d_h, d", "head particles: keys", head_keys},
+                       {"V", d_, d_, "V", "L, M, d, d", "head particles: values", {"model.slices", "model.heads", "", ""}}}),
       d_h(d_h_), d(d_) {}
 
 NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, long long d_,
                                  ParticleBlock own_)
     : ParticleSpecies("neurons", Species::Neurons, L_, M_, own_,
-                      {{"W1", d_f_, d_, "mlp", "L, M_f, d_f, d", "neuron particles (with the MLP): W1"},
-                       {"W2", d_, d_f_, "mlp", "L, M_f, d, d_f", "neuron particles (with the MLP): W2"}}),
+                      {{"W1", d_f_, d_, "mlp", "L, M_f, d_f, d", "neuron particles (with the MLP): W1",
+                        {"model.slices", "model.mlp_particles", "model.mlp_width", ""}},
+                       {"W2", d_, d_f_, "mlp", "L, M_f, d, d_f", "neuron particles (with the MLP): W2",
+                        {"model.slices", "model.mlp_particles", "", "model.mlp_width"}}}),
       d_f(d_f_), d(d_) {}
 
 std::vector<const ParticleSpecies *> Particles::species() const {

@@ -40,7 +40,7 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
       resolve_task_sizes(c); // a data file decides them
     }
     // Given particles decide the architecture's sizes left at their defaults.
-    if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c.model);
+    if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c);
     validate_sizes(c);
     // The log-sum-exp test separates N functions from the d + 1 affine ones.
     if (c.cgf.points == 0) c.cgf.points = std::max<long long>(256, c.data.sequences + c.model.d + 1);

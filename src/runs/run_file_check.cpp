@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace mft {
 namespace {
@@ -373,21 +374,27 @@ long long particle_file_row(const std::string &path, const std::string &key, con
   return row;
 }
 
-void adopt_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
+void adopt_particle_file_shapes(const std::string &path, const std::string &key, Config &config) {
   h5::Handle file = h5::open_input(path, key);
-  const ModelConfig defaults;
-  const auto adopt = [](long long &value, long long fallback, hsize_t from_file) {
-    if (value == fallback) value = static_cast<long long>(from_file);
-  };
-  const h5::DatasetInfo q = h5::describe(file, "/particles/Q");
-  if (!q.is_dataset || q.dims.size() != 5) return;
-  adopt(model.slices, defaults.slices, q.dims[1]);
-  adopt(model.heads, defaults.heads, q.dims[2]);
-  adopt(model.head_dim, defaults.head_dim, q.dims[3]);
-  const h5::DatasetInfo w1 = h5::describe(file, "/particles/W1");
-  if (!w1.is_dataset || w1.dims.size() != 5) return;
-  adopt(model.mlp_particles, defaults.mlp_particles, w1.dims[2]);
-  adopt(model.mlp_width, defaults.mlp_width, w1.dims[3]);
+  // Every species a model can have (the layout of one with an MLP), its
+  // matrices in order; the first dataset that gives a key decides it.
+  ModelConfig every = config.model;
+  every.mlp_particles = std::max(every.mlp_particles, 1LL);
+  every.mlp_width = std::max(every.mlp_width, 1LL);
+  const Particles layout = particle_layout(every, every.heads, 0, 1);
+  std::set<std::string> decided;
+  const Config defaults;
+  for (const ParticleSpecies *s : layout.species())
+    for (const ParticleMatrix &m : s->matrices()) {
+      const h5::DatasetInfo info = h5::describe(file, "/particles/" + m.name);
+      if (!info.is_dataset || info.dims.size() != 5) return; // inspect_particle_file says what is wrong
+      for (size_t i = 0; i < m.keys.size(); ++i) {
+        const std::string &name = m.keys[i];
+        if (name.empty() || !decided.insert(name).second) continue;
+        if (config_value(config, name) == config_value(defaults, name))
+          set_config_key(config, name, std::to_string(info.dims[i + 1]));
+      }
+    }
 }
 
 TokenData run_data(const std::string &path, const std::string &key, long long d, long long d_out,
@@ -422,8 +429,8 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
   return refusing(key, path, [&] { return particle_file_row(path, key, layout, snapshot); });
 }
 
-void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model) {
-  refusing(key, path, [&] { adopt_particle_file_shapes(path, key, model); });
+void resolve_particle_file_shapes(const std::string &path, const std::string &key, Config &config) {
+  refusing(key, path, [&] { adopt_particle_file_shapes(path, key, config); });
 }
 
 TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,

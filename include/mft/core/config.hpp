@@ -62,7 +62,7 @@ struct InitConfig {
   std::uint64_t seed = 1;
   double sigma_qk = 0.5;
   double sigma_v = 1.0;
-  double sigma_w1 = 0.5; // MLP W1 entries
+  double sigma_w1 = 0.5; // the neurons' first matrix
   double sigma_w2 = 0.5; // MLP W2 entries
   std::string file;       // the particles of a snapshot of this file instead of drawn ones ("": drawn)
   long long snapshot = -1; // its row of /particles; negative: from the end (stored resolved)
@@ -218,6 +218,8 @@ boost::program_options::options_description config_key_options();
 bool key_added_to_format(const std::string &key);
 // A key's default as INI text.
 std::string default_text(const std::string &key);
+// The value of `key` in `config`, as INI text ("" for a name that is not a key).
+std::string config_value(const Config &config, const std::string &key);
 // The values a key accepts when they are a fixed set (a registry's names:
 // model.attention, train.method, ...); empty for a key that takes any value
 // of its type, and for a name that is not a key.

@@ -13,7 +13,7 @@ namespace mft {
 
 enum class Species : std::uint64_t {
   Heads = 1,        // attention head particles (Q, K, V)
-  Neurons = 2,      // MLP neuron particles (W1, W2)
+  Neurons = 2,      // MLP neuron particles
   DataSequence = 3, // the tokens of one sequence (l = sequence index)
   DataTask = 4,     // task-wide quantities (a target functional)
   Minibatch = 5,    // the order of the training sequences in one pass (l = pass)

@@ -39,6 +39,10 @@ struct ParticleMatrix {
   // shape after the snapshot axis, in the model's symbols, and what it is.
   std::string shape;
   std::string meaning;
+  // The model keys its dataset's dimensions (L, M, rows, cols) give ("" for
+  // one no key decides alone): a file of particles sets those left at
+  // their defaults (init.file).
+  std::vector<std::string> keys;
   long long size() const { return rows * cols; }
 };
 

@@ -96,13 +96,14 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
                                 long long snapshot);
 
 // The architecture a file of particles holds, for the keys left at their
-// defaults: model.slices, model.heads and model.head_dim from /particles/Q
-// (snapshots, L, M, d_h, d), and, when it holds /particles/W1 (snapshots, L,
-// M_f, d_f, d), model.mlp_particles and model.mlp_width. A key set to
-// something else stays, and inspect_particle_file then refuses a file that
-// contradicts it. Nothing is changed for a file without a readable /particles/Q
+// defaults: each species' datasets give the model keys of their dimensions
+// (ParticleMatrix::keys: the heads' model.slices, model.heads,
+// model.head_dim; the neurons' model.mlp_particles, model.mlp_width), the
+// first dataset that has a key deciding it. A key set to something else
+// stays, and inspect_particle_file then refuses a file that contradicts it.
+// Nothing more is taken once a species' dataset is missing or unreadable
 // (inspect_particle_file says what is wrong with it).
-void resolve_particle_file_shapes(const std::string &path, const std::string &key, ModelConfig &model);
+void resolve_particle_file_shapes(const std::string &path, const std::string &key, Config &config);
 
 // The files this run reads: `inputs` (a restart's file, ntk's --from) with
 // info.config_file, data.file for data.task = file, and init.file.
@@ -284,7 +285,7 @@ private:
   WriterLock lock_;       // rank 0, a reopened file
   h5::Handle file_, particle_group_, history_group_;
   MPI_File watched_ = MPI_FILE_NULL; // the file's MPI-IO handle, watched until closed
-  std::map<std::string, h5::Handle> particles_; // step, tau, Q, K, V[, W1, W2]
+  std::map<std::string, h5::Handle> particles_; // step, tau and every matrix of every species
   std::map<std::string, h5::Handle> history_;   // step and the columns
   std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
   OptimizerState optimizer_state_;
