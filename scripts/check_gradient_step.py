@@ -181,13 +181,11 @@ def check_directions(X0, y, cfg, th0, grad, args):
         minus = {s: th0[s] - eps * u[s] for s in th0}
         return (R(plus) - R(minus)) / (2 * eps)
 
-    # A kinked score map (relu) and the relu MLP have a kink at every zero,
+    # A kinked score map or MLP activation (relu) has a kink at every zero,
     # and in a model of any size a finite-difference step crosses some of
     # them: there the forward-mode derivative of the reference decides, and
     # the finite differences are shown only.
-    mlp = int(cfg.get("model.mlp_particles", 0)) > 0
-    kinked = (ref.SCORE_MAPS[ref.attention_options(cfg)[0]].kinked
-              or (mlp and str(cfg.get("model.activation", "relu")) == "relu"))
+    kinked = ref.kinked(cfg)
     print(f"{'direction':>12} {'<g, u>':>22} {'forward mode':>22} {'relative':>10} "
           f"{'finite differences':>22} {'relative':>10}{'  (shown only: kinks)' if kinked else ''}")
     for name, u in directions:

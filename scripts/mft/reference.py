@@ -8,6 +8,14 @@ Configuration keys are read from a run's /config ({'section.key': value});
 keys that older files lack take their defaults: model.attention softmax,
 model.causal false, readout.dim 1, readout.coord d - d_out, loss.kind squared.
 
+Each table of formulas (SCORE_MAPS, ACTIVATIONS, NORMS, READOUTS, LOSSES)
+maps a name to a factory entry(config) -> the entry's formulas, bound to
+the configuration as mft's registries bind theirs: an entry reads its own
+keys with their defaults, so one that owns a key is still one entry and
+its callers do not change. Callers look entries up through one function per
+table (score_map, activation, token_norm, readout, loss_function), never by
+indexing it.
+
 It shares no code with the C++ solver; scripts use it to check numbers in a
 run file from the file alone.
 """
@@ -27,18 +35,13 @@ TABLEAUX = {
 }
 
 
-def _erf(z):
-    return np.vectorize(math.erf)(z)
-
-
-def activation(name, z):
-    if name == "relu":
-        return np.maximum(z, 0.0)
-    if name == "gelu":
-        return z * 0.5 * (1.0 + _erf(z / math.sqrt(2.0)))
-    if name == "huber-relu":
-        return np.where(z <= 0, 0.0, np.where(z <= 1, 0.5 * z * z, z - 0.5))
-    raise ValueError(f"unknown activation {name!r}")
+def _entry(table, key, default, config):
+    """The entry of `table` that configuration key `key` names (`default`
+    when the configuration lacks it), bound to the configuration."""
+    name = str(config.get(key, default))
+    if name not in table:
+        raise ValueError(f"unknown {key} {name!r}: the reference knows {', '.join(table)}")
+    return table[name](config)
 
 
 def flag(value):
@@ -54,6 +57,8 @@ def flag(value):
         raise ValueError(f"not a boolean: {value!r}")
     return bool(value)
 
+
+# --- the score maps and the attention ------------------------------------
 
 def _visible(n, causal):
     """(seen, count): seen[a, b] whether token a attends to token b (every
@@ -84,70 +89,133 @@ class ScoreMap(NamedTuple):
     kinked: bool = False
 
 
-# One entry per score map of mft (its own formula, written again here).
+# One entry per score map of mft (its own formula, written again here):
+# model.attention -> entry(config) -> ScoreMap.
 SCORE_MAPS = {
     # exp(s_ab) / sum_{c in A_a} exp(s_ac)
-    "softmax": ScoreMap(_softmax,
-                        lambda s, ds, p, seen, count: p * (ds - np.sum(p * ds, axis=-1, keepdims=True))),
+    "softmax": lambda config: ScoreMap(
+        _softmax, lambda s, ds, p, seen, count: p * (ds - np.sum(p * ds, axis=-1, keepdims=True))),
     # max(s_ab, 0) / |A_a|; the derivative of max(a, 0) taken as 1[a > 0], as the adjoint takes it
-    "relu": ScoreMap(lambda s, seen, count: np.where(seen, np.maximum(s, 0.0), 0.0) / count,
-                     lambda s, ds, p, seen, count: np.where(seen & (s > 0), ds, 0.0) / count, kinked=True),
+    "relu": lambda config: ScoreMap(
+        lambda s, seen, count: np.where(seen, np.maximum(s, 0.0), 0.0) / count,
+        lambda s, ds, p, seen, count: np.where(seen & (s > 0), ds, 0.0) / count, kinked=True),
     # s_ab / |A_a|
-    "linear": ScoreMap(lambda s, seen, count: np.where(seen, s, 0.0) / count,
-                       lambda s, ds, p, seen, count: np.where(seen, ds, 0.0) / count),
+    "linear": lambda config: ScoreMap(
+        lambda s, seen, count: np.where(seen, s, 0.0) / count,
+        lambda s, ds, p, seen, count: np.where(seen, ds, 0.0) / count),
     # sigma(s_ab - log |A_a|), sigma(z) = 1 / (1 + exp(-z)), each weight on its own
-    "sigmoid": ScoreMap(_sigmoid, lambda s, ds, p, seen, count: np.where(seen, p * (1.0 - p) * ds, 0.0)),
+    "sigmoid": lambda config: ScoreMap(
+        _sigmoid, lambda s, ds, p, seen, count: np.where(seen, p * (1.0 - p) * ds, 0.0)),
 }
 
 
-def attention_options(config):
-    """(score map, causal) of a configuration: a name of SCORE_MAPS and a bool."""
-    kind = str(config.get("model.attention", "softmax"))
-    if kind not in SCORE_MAPS:
-        raise ValueError(f"unknown model.attention {kind!r}: the reference knows {', '.join(SCORE_MAPS)}")
-    return kind, flag(config.get("model.causal", False))
+def score_map(config):
+    """The configuration's entry of SCORE_MAPS (model.attention)."""
+    return _entry(SCORE_MAPS, "model.attention", "softmax", config)
 
 
-def score_weights(s, attention="softmax", causal=False):
-    """P[..., a, b] from the scores s[..., a, b] = <Q x_a, K x_b> (MODEL.md §10)
-    by the score map `attention` of SCORE_MAPS, over the set A_a of tokens that
-    token a attends to: every token, or with the causal mask the tokens b <= a.
-    P is zero outside A_a."""
-    if attention not in SCORE_MAPS:
-        raise ValueError(f"unknown score map {attention!r}")
-    seen, count = _visible(s.shape[-1], causal)
-    return SCORE_MAPS[attention].weights(s, seen, count)
+class Attention(NamedTuple):
+    """The attention of a configuration: its score map and whether the
+    causal mask (model.causal) limits the tokens A_a that token a attends
+    to to b <= a (else every token)."""
+    score_map: ScoreMap
+    causal: bool
+
+    def weights(self, s):
+        """P[..., a, b] from the scores s[..., a, b] = <Q x_a, K x_b>
+        (MODEL.md §10), zero outside A_a."""
+        seen, count = _visible(s.shape[-1], self.causal)
+        return self.score_map.weights(s, seen, count)
+
+    def weights_jvp(self, s, ds):
+        """(P, dP): the weights and their derivative along ds."""
+        seen, count = _visible(s.shape[-1], self.causal)
+        p = self.score_map.weights(s, seen, count)
+        return p, self.score_map.derivative(s, ds, p, seen, count)
 
 
-def score_weights_jvp(s, ds, attention="softmax", causal=False):
-    """(P, dP): the weights and their derivative along ds."""
-    seen, count = _visible(s.shape[-1], causal)
-    entry = SCORE_MAPS[attention]
-    p = entry.weights(s, seen, count)
-    return p, entry.derivative(s, ds, p, seen, count)
+def attention(config):
+    """The configuration's Attention: its score map and mask."""
+    return Attention(score_map(config), flag(config.get("model.causal", False)))
 
 
-def attention_field(X, Q, K, V, attention="softmax", causal=False):
-    """(1/M) sum_m V_m sum_{b in A_a} P_m[a, b] x_b for X (N, n, d), with the
-    score map `attention` (a name of SCORE_MAPS) and the causal mask or none."""
+# --- the MLP's activations -----------------------------------------------
+
+def _erf(z):
+    return np.vectorize(math.erf)(z)
+
+
+class Activation(NamedTuple):
+    """An activation of the MLP (model.activation): value(z) and slope(z),
+    its derivative (at a kink the adjoint's one-sided choice); kinked: whether
+    it has kinks (finite differences may cross them)."""
+    value: Callable
+    slope: Callable
+    kinked: bool = False
+
+
+# model.activation -> entry(config) -> Activation.
+ACTIVATIONS = {
+    # max(z, 0), its slope taken as 1[z > 0]
+    "relu": lambda config: Activation(lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(float), kinked=True),
+    # z Phi(z)
+    "gelu": lambda config: Activation(
+        lambda z: z * 0.5 * (1.0 + _erf(z / math.sqrt(2.0))),
+        lambda z: 0.5 * (1.0 + _erf(z / math.sqrt(2.0))) + z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)),
+    # 0, z^2 / 2, z - 1/2 on z <= 0, 0 < z <= 1, z > 1
+    "huber-relu": lambda config: Activation(
+        lambda z: np.where(z <= 0, 0.0, np.where(z <= 1, 0.5 * z * z, z - 0.5)),
+        lambda z: np.where(z <= 0, 0.0, np.where(z <= 1, z, 1.0))),
+}
+
+
+def activation(config):
+    """The configuration's entry of ACTIVATIONS (model.activation)."""
+    return _entry(ACTIVATIONS, "model.activation", "relu", config)
+
+
+def has_mlp(particles):
+    """Whether the particles have the MLP's: neurons beside the heads."""
+    return "W1" in particles and particles["W1"].shape[1] > 0
+
+
+def mlp_activation(config, particles):
+    """The MLP's Activation, or None for particles without the MLP (whose
+    runs never read model.activation)."""
+    return activation(config) if has_mlp(particles) else None
+
+
+def kinked(config):
+    """Whether R has kinks in theta, where finite differences may cross
+    them: those of the score map, or of the MLP's activation."""
+    mlp = int(config.get("model.mlp_particles", 0)) > 0
+    return score_map(config).kinked or (mlp and activation(config).kinked)
+
+
+# --- the field of a depth slice ------------------------------------------
+
+def attention_field(X, Q, K, V, attention):
+    """(1/M) sum_m V_m sum_{b in A_a} P_m[a, b] x_b for X (N, n, d), with
+    the score map and mask of `attention` (an Attention)."""
     qx = np.einsum("mhd,ind->imnh", Q, X)
     kx = np.einsum("mhd,ind->imnh", K, X)
     s = np.einsum("imah,imbh->imab", qx, kx)
-    p = score_weights(s, attention, causal)
+    p = attention.weights(s)
     y = np.einsum("imab,ibd->imad", p, X)
     return np.einsum("mkd,imad->iak", V, y) / Q.shape[0]
 
 
 def mlp_field(X, W1, W2, act):
-    """(1/M_f) sum_m W2_m act(W1_m x) for every token."""
+    """(1/M_f) sum_m W2_m act(W1_m x) for every token (act an Activation)."""
     z = np.einsum("mfd,ind->imnf", W1, X)
-    return np.einsum("mkf,imnf->ink", W2, activation(act, z)) / W1.shape[0]
+    return np.einsum("mkf,imnf->ink", W2, act.value(z)) / W1.shape[0]
 
 
-def field(X, particles, l, act, attention="softmax", causal=False):
-    """The velocity F_l(X) of slice l: attention, averaged with the MLP when present."""
-    F = attention_field(X, particles["Q"][l], particles["K"][l], particles["V"][l], attention, causal)
-    if "W1" in particles and particles["W1"].shape[1] > 0:
+def field(X, particles, l, attention, act=None):
+    """The velocity F_l(X) of slice l: attention, averaged with the MLP when
+    present (act: its Activation)."""
+    F = attention_field(X, particles["Q"][l], particles["K"][l], particles["V"][l], attention)
+    if has_mlp(particles):
         F = 0.5 * (F + mlp_field(X, particles["W1"][l], particles["W2"][l], act))
     return F
 
@@ -172,21 +240,20 @@ class TokenNorm(NamedTuple):
     project_jvp: Callable
 
 
-# One entry per token norm of mft.
+# One entry per token norm of mft: model.norm -> entry(config) -> TokenNorm.
 NORMS = {
-    "none": TokenNorm(lambda X: X, lambda X, dX, F, dF: (F, dF)),
+    "none": lambda config: TokenNorm(lambda X: X, lambda X, dX, F, dF: (F, dF)),
     # x / |x| at s = 0, the velocity on the tangent space of the sphere
-    "sphere": TokenNorm(lambda X: X / np.sqrt(_rowdot(X, X)), _sphere_project_jvp),
+    "sphere": lambda config: TokenNorm(lambda X: X / np.sqrt(_rowdot(X, X)), _sphere_project_jvp),
 }
 
 
 def token_norm(config):
-    """The configuration's entry of NORMS."""
-    name = str(config.get("model.norm", "none"))
-    if name not in NORMS:
-        raise ValueError(f"unknown model.norm {name!r}: the reference knows {', '.join(NORMS)}")
-    return NORMS[name]
+    """The configuration's entry of NORMS (model.norm)."""
+    return _entry(NORMS, "model.norm", "none", config)
 
+
+# --- depth ---------------------------------------------------------------
 
 def tableau(config):
     ts = config["depth.ts_type"]
@@ -219,57 +286,73 @@ def integrate(states, L, config, rhs):
 def forward(X0, particles, config):
     """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice, from
     X(0), the data's tokens X0 under the token norm."""
-    act = config.get("model.activation", "relu")
-    attention, causal = attention_options(config)
-    norm = token_norm(config)
+    att, act, norm = attention(config), mlp_activation(config, particles), token_norm(config)
 
     def velocity(l, Y):
-        F = field(Y[0], particles, l, act, attention, causal)
+        F = field(Y[0], particles, l, att, act)
         return (norm.project_jvp(Y[0], Y[0], F, F)[0],)
 
     (X,) = integrate((norm.initial(np.asarray(X0, dtype=float)),), particles["Q"].shape[0], config, velocity)
     return X
 
 
-# The readouts of MODEL.md §10, one entry each: yhat (N, d_out) from the
-# final tokens X1 (N, n, d), the first coordinate c and the matrix W.
-READOUTS = {
-    # coordinates c..c+d_out-1 of the last token
-    "query": lambda X1, c, W: np.array(X1[:, -1, c:c + W.shape[0]]),
-    # W times the mean token
-    "mean": lambda X1, c, W: X1.mean(axis=1) @ W.T,
-}
-# The readouts whose W is readout.weights (the others read coordinates).
-WEIGHTED_READOUTS = ("mean",)
+# --- readouts, losses and the risk ---------------------------------------
+
+class Readout(NamedTuple):
+    """A readout of MODEL.md §10: predict(X1) gives yhat (N, d_out) from the
+    final tokens X1 (N, n, d), linearly."""
+    predict: Callable
 
 
-def readout(config, d):
-    """(kind, d_out, c, W) of a configuration for token dimension d. W is the
-    (d_out, d) matrix of a weighted readout: readout.weights, row-major (old
-    files give a vector of length d), or rows e_c..e_{c+d_out-1} when it is
-    absent. The other readouts ignore readout.weights."""
-    kind = str(config.get("readout.kind", "query"))
+def _block(config, d):
+    """(d_out, c): readout.dim and the first of its coordinates,
+    readout.coord, for token dimension d."""
     d_out = int(config.get("readout.dim", 1))
     c = int(config.get("readout.coord", d - d_out))
     if c < 0:
         c += d - d_out + 1  # the block of d_out coordinates ends that far from the end
     if d_out < 1 or not 0 <= c <= d - d_out:
         raise ValueError(f"readout.dim {d_out} and readout.coord {c} do not fit d = {d}")
-    if kind not in READOUTS:
-        raise ValueError(f"unknown readout.kind {kind!r}: the reference knows {', '.join(READOUTS)}")
-    W = np.eye(d)[c:c + d_out]
-    weights = config.get("readout.weights")
-    if kind in WEIGHTED_READOUTS and weights is not None and np.size(weights) > 0:
-        if np.size(weights) != d_out * d:
-            raise ValueError(f"readout.weights has {np.size(weights)} values, not d_out d = {d_out * d}")
-        W = np.asarray(weights, dtype=float).reshape(d_out, d)
-    return kind, d_out, c, W
+    return d_out, c
+
+
+def _query_readout(config):
+    """Coordinates c..c+d_out-1 of the last token."""
+    def predict(X1):
+        d_out, c = _block(config, X1.shape[-1])
+        return np.array(X1[:, -1, c:c + d_out])
+    return Readout(predict)
+
+
+def _mean_readout(config):
+    """W times the mean token. W is readout.weights, this readout's own key,
+    (d_out, d) row-major (old files give a vector of length d), or the rows
+    e_c..e_{c+d_out-1} when it is absent."""
+    def predict(X1):
+        d = X1.shape[-1]
+        d_out, c = _block(config, d)
+        W = np.eye(d)[c:c + d_out]
+        weights = config.get("readout.weights")
+        if weights is not None and np.size(weights) > 0:
+            if np.size(weights) != d_out * d:
+                raise ValueError(f"readout.weights has {np.size(weights)} values, not d_out d = {d_out * d}")
+            W = np.asarray(weights, dtype=float).reshape(d_out, d)
+        return X1.mean(axis=1) @ W.T
+    return Readout(predict)
+
+
+# One entry per readout of mft: readout.kind -> entry(config) -> Readout.
+READOUTS = {"query": _query_readout, "mean": _mean_readout}
+
+
+def readout(config):
+    """The configuration's entry of READOUTS (readout.kind)."""
+    return _entry(READOUTS, "readout.kind", "query", config)
 
 
 def predict(X1, config):
-    """yhat (N, d_out) by the configuration's readout (READOUTS)."""
-    kind, d_out, c, W = readout(config, X1.shape[-1])
-    return READOUTS[kind](X1, c, W)
+    """yhat (N, d_out) by the configuration's readout."""
+    return readout(config).predict(X1)
 
 
 def as_targets(targets, d_out=None):
@@ -292,30 +375,41 @@ def _softmax_rows(z):
     return e / e.sum(axis=1, keepdims=True)
 
 
-# The losses of MODEL.md §4 and §10, one entry each: (R, N dR/dyhat) of
-# yhat (N, d_out) against targets y (N, d_out), each summed over the rows,
-# and whether it is a classifier's (its runs report accuracy).
+class Loss(NamedTuple):
+    """A loss of MODEL.md §4 and §10: value(yhat, y) and slope(yhat, y), R
+    and N dR/dyhat of yhat (N, d_out) against targets y (N, d_out), each
+    summed over the rows; classifies: whether it is a classifier's (its
+    runs report accuracy)."""
+    value: Callable
+    slope: Callable
+    classifies: bool = False
+
+
+# One entry per loss of mft: loss.kind -> entry(config) -> Loss.
 LOSSES = {
     # (1/2) |yhat_i - y_i|^2
-    "squared": (lambda yhat, y: 0.5 * np.sum((yhat - y) ** 2), lambda yhat, y: yhat - y, False),
+    "squared": lambda config: Loss(lambda yhat, y: 0.5 * np.sum((yhat - y) ** 2), lambda yhat, y: yhat - y),
     # logsumexp_c yhat_ic - sum_c y_ic yhat_ic
-    "cross-entropy": (lambda yhat, y: np.sum(logsumexp(yhat) - np.sum(y * yhat, axis=1)),
-                      lambda yhat, y: _softmax_rows(yhat) - y, True),
+    "cross-entropy": lambda config: Loss(lambda yhat, y: np.sum(logsumexp(yhat) - np.sum(y * yhat, axis=1)),
+                                         lambda yhat, y: _softmax_rows(yhat) - y, classifies=True),
 }
+
+
+def loss_function(config):
+    """The configuration's entry of LOSSES (loss.kind)."""
+    return _entry(LOSSES, "loss.kind", "squared", config)
 
 
 def classifies(config):
     """Whether the configuration's loss is a classifier's."""
-    return LOSSES[loss_kind(config)][2]
+    return loss_function(config).classifies
 
 
-def loss(yhat, targets, kind="squared"):
-    """R of predictions yhat (N, d_out) against targets (N, d_out): the loss
-    `kind` of LOSSES averaged over the N rows."""
+def loss(yhat, targets, config):
+    """R of predictions yhat (N, d_out) against targets (N, d_out): the
+    configuration's loss averaged over the N rows."""
     y = as_targets(targets, yhat.shape[1])
-    if kind not in LOSSES:
-        raise ValueError(f"unknown loss.kind {kind!r}: the reference knows {', '.join(LOSSES)}")
-    return LOSSES[kind][0](yhat, y) / y.shape[0]
+    return loss_function(config).value(yhat, y) / y.shape[0]
 
 
 def share_correct(yhat, targets):
@@ -325,14 +419,10 @@ def share_correct(yhat, targets):
     return hits / y.shape[0]
 
 
-def loss_kind(config):
-    return str(config.get("loss.kind", "squared"))
-
-
 def risk(X0, targets, particles, config):
     """R of the data (X0 (N, n, d), targets (N, d_out)) with the loss of config."""
     yhat = predict(forward(X0, particles, config), config)
-    return loss(yhat, targets, loss_kind(config))
+    return loss(yhat, targets, config)
 
 
 def accuracy(X0, targets, particles, config):
@@ -343,7 +433,7 @@ def accuracy(X0, targets, particles, config):
 def evaluate(X0, targets, particles, config):
     """(R, accuracy) from one forward pass."""
     yhat = predict(forward(X0, particles, config), config)
-    return loss(yhat, targets, loss_kind(config)), share_correct(yhat, targets)
+    return loss(yhat, targets, config), share_correct(yhat, targets)
 
 
 # --- forward-mode derivative: the directional derivative of R ---------------
@@ -351,17 +441,7 @@ def evaluate(X0, targets, particles, config):
 # of max(a, 0) taken as 1[a > 0], as the adjoint takes it), where finite
 # differences of a large model cross kinks for any step.
 
-def activation_slope(name, z):
-    if name == "relu":
-        return (z > 0).astype(float)
-    if name == "gelu":
-        return 0.5 * (1.0 + _erf(z / math.sqrt(2.0))) + z * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
-    if name == "huber-relu":
-        return np.where(z <= 0, 0.0, np.where(z <= 1, z, 1.0))
-    raise ValueError(f"unknown activation {name!r}")
-
-
-def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention, causal):
+def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention):
     """(F, dF): the attention field and its derivative along (dX, dQ, dK, dV)."""
     qx = np.einsum("mhd,ind->imnh", Q, X)
     kx = np.einsum("mhd,ind->imnh", K, X)
@@ -369,7 +449,7 @@ def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention, causal):
     dkx = np.einsum("mhd,ind->imnh", dK, X) + np.einsum("mhd,ind->imnh", K, dX)
     s = np.einsum("imah,imbh->imab", qx, kx)
     ds = np.einsum("imah,imbh->imab", dqx, kx) + np.einsum("imah,imbh->imab", qx, dkx)
-    p, dp = score_weights_jvp(s, ds, attention, causal)
+    p, dp = attention.weights_jvp(s, ds)
     y = np.einsum("imab,ibd->imad", p, X)
     dy = np.einsum("imab,ibd->imad", dp, X) + np.einsum("imab,ibd->imad", p, dX)
     M = Q.shape[0]
@@ -381,18 +461,18 @@ def attention_field_jvp(X, dX, Q, K, V, dQ, dK, dV, attention, causal):
 def mlp_field_jvp(X, dX, W1, W2, dW1, dW2, act):
     z = np.einsum("mfd,ind->imnf", W1, X)
     dz = np.einsum("mfd,ind->imnf", dW1, X) + np.einsum("mfd,ind->imnf", W1, dX)
-    h, dh = activation(act, z), activation_slope(act, z) * dz
+    h, dh = act.value(z), act.slope(z) * dz
     Mf = W1.shape[0]
     F = np.einsum("mkf,imnf->ink", W2, h) / Mf
     dF = (np.einsum("mkf,imnf->ink", dW2, h) + np.einsum("mkf,imnf->ink", W2, dh)) / Mf
     return F, dF
 
 
-def field_jvp(X, dX, particles, direction, l, act, attention, causal, norm=NORMS["none"]):
+def field_jvp(X, dX, particles, direction, l, attention, act, norm):
     p, u = particles, direction
     F, dF = attention_field_jvp(X, dX, p["Q"][l], p["K"][l], p["V"][l], u["Q"][l], u["K"][l], u["V"][l],
-                                attention, causal)
-    if "W1" in p and p["W1"].shape[1] > 0:
+                                attention)
+    if has_mlp(p):
         G, dG = mlp_field_jvp(X, dX, p["W1"][l], p["W2"][l], u["W1"][l], u["W2"][l], act)
         F, dF = 0.5 * (F + G), 0.5 * (dF + dG)
     return norm.project_jvp(X, dX, F, dF)
@@ -401,13 +481,11 @@ def field_jvp(X, dX, particles, direction, l, act, attention, causal, norm=NORMS
 def directional_derivative(X0, targets, particles, config, direction):
     """(R, dR/dtheta . u) for the direction u (a dict like the particles),
     by forward-mode differentiation through the same RK scheme."""
-    act = config.get("model.activation", "relu")
-    attention, causal = attention_options(config)
-    norm = token_norm(config)
+    att, act, norm = attention(config), mlp_activation(config, particles), token_norm(config)
     X0 = norm.initial(np.asarray(X0, dtype=float))  # the tokens do not move with theta
     X, dX = integrate((X0, np.zeros_like(X0)), particles["Q"].shape[0], config,
-                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, act, attention, causal, norm))
+                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, att, act, norm))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
     y = as_targets(targets, yhat.shape[1])
-    slope = LOSSES[loss_kind(config)][1](yhat, y) / y.shape[0]
-    return loss(yhat, y, loss_kind(config)), float(np.sum(slope * dyhat))
+    slope = loss_function(config).slope(yhat, y) / y.shape[0]
+    return loss(yhat, y, config), float(np.sum(slope * dyhat))

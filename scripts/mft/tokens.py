@@ -77,11 +77,16 @@ def interaction_energy(X, beta):
     return float(np.exp(beta * (X @ X.T)).sum() / (2.0 * beta * len(X) ** 2))
 
 
-def attention_weights(X, Q, K, attention="softmax", causal=False):
-    """P (n, n) of one head with matrices Q, K (d_h, d) on tokens X (n, d)."""
+def attention_weights(X, Q, K, attention):
+    """P (n, n) of one head with matrices Q, K (d_h, d) on tokens X (n, d),
+    by the score map and mask of `attention`: a run's configuration
+    ({'model.attention': ..., 'model.causal': ..., ...}, as run.config gives
+    it; the keys it lacks take their defaults) or reference.attention of one."""
+    if not isinstance(attention, reference.Attention):
+        attention = reference.attention(attention)
     X = np.asarray(X, dtype=float)
     scores = (X @ Q.T) @ (X @ K.T).T
-    return reference.score_weights(scores, attention, causal)
+    return attention.weights(scores)
 
 
 def numerical_rank(P, rtol=1e-6):

@@ -70,7 +70,7 @@ class TokenGeometry(unittest.TestCase):
         X = np.concatenate([circle([0.0] * 3), circle([np.pi] * 2)])
         beta = 50.0
         Q = K = np.sqrt(beta) * np.eye(2)
-        W = tokens.attention_weights(X, Q, K)
+        W = tokens.attention_weights(X, Q, K, {"model.attention": "softmax", "model.causal": "false"})
         self.assertEqual(tokens.numerical_rank(W, 1e-8), 2)
         np.testing.assert_allclose(W.sum(axis=1), 1.0)
 
