@@ -37,11 +37,14 @@ from . import h5checks
 from .h5checks import RunFileError  # noqa: F401 (mft.io.RunFileError, as ever)
 
 FORMAT = "mft/1"
-# Particle datasets of files whose /particles datasets carry no `species`
-# attribute, in the order the reader lists them; tagged datasets not named
-# here follow in alphabetical order.
-SPECIES = ("Q", "K", "V", "W1", "W2")
+# The particle datasets of files from before the `species` attribute, with
+# their kinds. A file's datasets are the tagged ones, each of the kind its
+# attribute names; these names stand in only for an untagged dataset (an
+# older file, or one that lost the attribute). A file records no order of
+# its datasets (HDF5 lists them alphabetically), so these names also keep
+# the writer's order in listings, and the others follow alphabetically.
 SPECIES_KINDS = {"Q": "heads", "K": "heads", "V": "heads", "W1": "neurons", "W2": "neurons"}
+SPECIES = tuple(SPECIES_KINDS)
 # The first columns of `Run.history_frame` for files whose /history has no
 # `columns` attribute (which gives the order of newer files).
 HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
@@ -79,6 +82,12 @@ def exit_on_run_file_error(main):
         except RunFileError as e:
             sys.exit(f"error: {_one_line(e)}")
     return guarded
+
+
+def _one_of(kind):
+    """One particle of a species kind, as mft names it ('heads': 'head')."""
+    kind = str(kind)
+    return kind[:-1] if len(kind) > 1 and kind.endswith("s") else kind or "particle"
 
 
 def _columns(a):
@@ -266,10 +275,10 @@ class Run:
 
     @property
     def species(self):
-        """{particle dataset name: 'heads' or 'neurons'} for the datasets of
-        /particles with a `species` attribute, and for the datasets named
-        Q, K, V, W1, W2 without one (kinds of SPECIES_KINDS: files written
-        before the attribute, or a dataset that lost it)."""
+        """{particle dataset name: its kind} for the datasets of /particles
+        with a `species` attribute (the kind it names), and for an untagged
+        dataset named in SPECIES_KINDS (its kind there: files written before
+        the attribute, or a dataset that lost it)."""
         datasets = {name: ds for name, ds in self._members("particles").items() if isinstance(ds, h5py.Dataset)}
         tagged = {name: self._attr(f"particles/{name}", "species") for name in datasets}
         kinds = {name: kind for name, kind in tagged.items() if kind is not None}
@@ -408,7 +417,7 @@ class Run:
             raise RunFileError(f"{self.path}: /particles/{name} has shape {values.shape}, "
                                "expected (snapshots, L, M, rows, cols)")
         steps, taus = self.snapshot_steps, self.snapshot_taus
-        unit = {"heads": "head", "neurons": "neuron"}.get(kinds[name], "particle")
+        unit = _one_of(kinds[name])
         return xr.DataArray(
             values,
             dims=("snapshot", "slice", unit) + tuple(matrix_dims),

@@ -1,14 +1,21 @@
 """The tables of mft.reference as registries bound to the configuration: a
 lookup names its key and the known entries; an entry that owns a key of
 its own reads it from the configuration, and the callers (forward, the
-forward-mode derivative, mft.tokens) take it without a change."""
+forward-mode derivative, mft.tokens) take it without a change. The
+particle species of a run file come from the datasets' `species`
+attributes, whatever their names."""
 import math
+import shutil
+import tempfile
 import unittest
 from unittest import mock
+from pathlib import Path
 
+import h5py
 import numpy as np
 
-import fixtures  # noqa: F401 (puts scripts/ on the path)
+from fixtures import write_run
+from mft import io as mft_io
 from mft import reference, tokens
 
 CONFIG = {"depth.ts_type": "rk", "depth.rk_type": "4", "depth.steps_per_slice": 2, "model.causal": "true"}
@@ -58,3 +65,20 @@ class ReferenceEntries(unittest.TestCase):
         R = [reference.risk(X0, y, {k: v + sign * eps * u[k] for k, v in theta.items()}, cfg) for sign in (1, -1)]
         self.assertTrue(math.isclose(jvp, (R[0] - R[1]) / (2 * eps), rel_tol=1e-7))
 
+
+class SpeciesFromAttributes(unittest.TestCase):
+    def test_a_tagged_species_of_any_name(self):
+        tmp = Path(tempfile.mkdtemp(prefix="mft-species-"))
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        path = str(tmp / "run.h5")
+        arrays, _ = write_run(path, mlp=False)
+        with h5py.File(path, "r+") as f:
+            for name in ("Q", "K", "V"):
+                f["particles/" + name].attrs["species"] = "heads"
+            f["particles/D"] = np.zeros(arrays["Q"].shape[:3] + (2, 2))
+            f["particles/D"].attrs["species"] = "experts"
+        with mft_io.open_run(path) as run:
+            self.assertEqual(list(run.species.items()),
+                             [("Q", "heads"), ("K", "heads"), ("V", "heads"), ("D", "experts")])
+            self.assertEqual(run.particles_xarray("D").dims[2], "expert")
+            self.assertEqual(sorted(run.particles(0)), ["D", "K", "Q", "V"])
