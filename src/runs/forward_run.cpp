@@ -129,19 +129,11 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   std::ostream *out = rank == 0 ? log : nullptr;
   // --from: a trained model (its keys, data and snapshot's particles).
   FromRun from;
-  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const Config config = resolve_command_config(comm, given_config, options, info, Job::Forward, write, from);
   const StoredData source = from.stored();
-  const Config config = resolve_config(comm, merged, Job::Forward, from ? &source : nullptr);
-
-  collectively(comm, [&] {
-    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
-  });
   MemoryEstimate memory;
   Problem problem = build_problem(comm, config, Job::Forward, from ? &source : nullptr, &memory);
-  if (from) {
-    read_from_run_particles(comm, from, *problem.particles);
-    problem.particles_changed();
-  }
+  adopt_from_run_particles(comm, from, problem);
   const std::string header = forward_header(config, problem, memory, from, rank);
   if (end_of_setup(comm, config, info, "forward", header, options.dry_run, out)) return ForwardResult{};
   // No clean stop past the set-up: a signal ends the command as it always

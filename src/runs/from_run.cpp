@@ -71,6 +71,23 @@ void read_from_run_particles(MPI_Comm comm, const FromRun &from, Particles &part
   });
 }
 
+Config resolve_command_config(MPI_Comm comm, const Config &given_config, const CommandOptions &options,
+                              const RunInfo &info, Job job, bool write, FromRun &from) {
+  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const StoredData source = from.stored();
+  const Config config = resolve_config(comm, merged, job, from ? &source : nullptr);
+  collectively(comm, [&] {
+    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
+  });
+  return config;
+}
+
+void adopt_from_run_particles(MPI_Comm comm, const FromRun &from, Problem &problem) {
+  if (!from) return;
+  read_from_run_particles(comm, from, *problem.particles);
+  problem.particles_changed();
+}
+
 std::string init_file_differences(const Config &config, const std::string &command) {
   if (config.init.file.empty()) return "";
   RunFileSummary point;

@@ -100,19 +100,12 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   // snapshot; the command line chooses what mft ntk does with them. Every
   // input is checked before anything is computed or written.
   FromRun from;
-  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  const Config config = resolve_command_config(comm, given_config, options, info, Job::Ntk, write, from);
   const StoredData source = from.stored();
-  const Config config = resolve_config(comm, merged, Job::Ntk, from ? &source : nullptr);
-  collectively(comm, [&] {
-    if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
-  });
   MemoryEstimate memory;
   Problem problem = build_problem(comm, config, Job::Ntk, from ? &source : nullptr, &memory);
   collectively(comm, [&] { check_ntk_part(config.ntk.part, *problem.particles); });
-  if (from) {
-    read_from_run_particles(comm, from, *problem.particles);
-    problem.particles_changed();
-  }
+  adopt_from_run_particles(comm, from, problem);
 
   char line[400];
   std::snprintf(line, sizeof line,

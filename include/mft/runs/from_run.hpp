@@ -44,6 +44,17 @@ Config from_run_configuration(MPI_Comm comm, const Config &given_config, const C
 // share), checked finite. Collective on comm.
 void read_from_run_particles(MPI_Comm comm, const FromRun &from, Particles &particles);
 
+// mft forward and mft ntk: the configuration of `job`, with --from's model
+// and data when options.from is given (from_run_configuration, filling
+// `from`), resolved (resolve_config); with `write`, its output file checked
+// before anything is computed. Collective on comm.
+Config resolve_command_config(MPI_Comm comm, const Config &given_config, const CommandOptions &options,
+                              const RunInfo &info, Job job, bool write, FromRun &from);
+
+// With --from, the snapshot's particles into the problem (its fields
+// refreshed); nothing without. Collective on comm.
+void adopt_from_run_particles(MPI_Comm comm, const FromRun &from, Problem &problem);
+
 // For init.file: the model keys (model.*, readout.*, loss.*, depth.*) whose
 // values in the file's /config differ from `config`'s, as one line
 // "init.file = F: its model differs from this run's in KEY (file A, here B),
