@@ -5,30 +5,58 @@
 
 namespace mft {
 
+const Measure &HistoryInputs::held_out() {
+  if (!held_out_) held_out_ = measure(problem_, *problem_.test_solver, problem_.test_data);
+  return *held_out_;
+}
+
+const NtkSpectrum &HistoryInputs::kernel() {
+  if (!kernel_) {
+    // The kernel at these particles; the solves leave the particles as they are.
+    kernel_ = ntk_spectrum(problem_, "V");
+    if (out_) {
+      char line[160];
+      std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n", step,
+                    kernel_->lambda_min(), kernel_->lambda_max());
+      *out_ << line;
+    }
+  }
+  return *kernel_;
+}
+
 const std::vector<HistoryColumn> &history_columns() {
+  using In = HistoryInputs;
   static const std::vector<HistoryColumn> table = {
       {"step", nullptr, "", "the training step of the row (int64): one for the initial state, one every "
-       "output.history_every steps, one for the last step and one for a stop step", "step", 9, "%9.0f", true},
-      {"tau", nullptr, "", "its training time tau = step x train.dtau", "tau", 12, "%12.6g", true},
+       "output.history_every steps, one for the last step and one for a stop step", "step", 9, "%9.0f", true,
+       [](In &r) { return static_cast<double>(r.step); }},
+      {"tau", nullptr, "", "its training time tau = step x train.dtau", "tau", 12, "%12.6g", true,
+       [](In &r) { return r.tau; }},
       {"risk", nullptr, "", "R on the N sequences of /data/tokens at the row's particles (with data.online a "
-       "fixed evaluation set the steps never train on)", "R", 16, "%16.9e", true},
+       "fixed evaluation set the steps never train on)", "R", 16, "%16.9e", true,
+       [](In &r) { return r.state.risk; }},
       {"objective", nullptr, "", "Q = R + (lambda/2) x the weight decay's norm, at the same particles", "Q", 16,
-       "%16.9e", true},
+       "%16.9e", true, [](In &r) { return r.state.objective; }},
       {"grad_norm", nullptr, "", "sqrt((1/(M L)) sum of |d theta_lm / d tau|^2): the velocity the step uses",
-       "grad_norm", 16, "%16.9e", true},
+       "grad_norm", 16, "%16.9e", true, [](In &r) { return r.state.grad_norm; }},
       {"batch_risk", [](const HistoryShape &s) { return s.minibatches; }, "minibatches or data.online",
-       "the risk of the step's minibatch (risk stays the N sequences')", "batch R", 16, "%16.9e", true},
+       "the risk of the step's minibatch (risk stays the N sequences')", "batch R", 16, "%16.9e", true,
+       [](In &r) { return r.state.batch_risk; }},
       {"accuracy", [](const HistoryShape &s) { return s.classifies; }, "a classifier's loss",
-       "training accuracy", "accuracy", 10, "%10.4f", true},
+       "training accuracy", "accuracy", 10, "%10.4f", true, [](In &r) { return r.state.accuracy; }},
       {"test_risk", [](const HistoryShape &s) { return s.held_out; }, "held-out data",
-       "R on the held-out sequences", "test R", 16, "%16.9e", true},
+       "R on the held-out sequences", "test R", 16, "%16.9e", true, [](In &r) { return r.held_out().risk; }},
       {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; },
-       "held-out data and a classifier's loss", "held-out accuracy", "test acc", 10, "%10.4f", true},
+       "held-out data and a classifier's loss", "held-out accuracy", "test acc", 10, "%10.4f", true,
+       [](In &r) { return r.held_out().accuracy; }},
       {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
-       "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false},
+       "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
+       [](In &r) { return r.kernel_due() ? r.kernel().lambda_min() : std::nan(""); }},
       {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
-       "the largest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false},
-      {"wall_time", nullptr, "", "seconds since the run's first start (continued over restarts)", "", 0, "", true},
+       "the largest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
+       [](In &r) { return r.kernel_due() ? r.kernel().lambda_max() : std::nan(""); }},
+      {"wall_time", nullptr, "", "seconds since the run's first start (continued over restarts)", "", 0, "", true,
+       [](In &r) { return r.wall_time; }},
   };
   return table;
 }

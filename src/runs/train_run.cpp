@@ -142,35 +142,17 @@ public:
   }
 
 private:
-  // Every column's value at this row (a resumed row's held-out measures and
-  // kernel are in the file already).
+  // Every column's value at this row, as the column computes it; a resumed
+  // row's values as the file holds them (its held-out measures and kernel
+  // are not measured again), a column the file lacks computed. Off the
+  // history's schedule (a stop step resumed) the file holds no row: its
+  // held-out data are measured for the terminal and the log only.
   HistoryValues measures(long long step, double tau, const ParticleState &state, double now, bool resumed) {
-    Problem &problem = s_.problem;
-    HistoryValues row = {{"step", static_cast<double>(step)}, {"tau", tau}, {"risk", state.risk},
-                         {"objective", state.objective}, {"grad_norm", state.grad_norm}, {"wall_time", now - t0_}};
-    if (s_.shape.classifies) row["accuracy"] = state.accuracy;
-    if (s_.shape.minibatches) row["batch_risk"] = state.batch_risk;
-    // A resumed row's held-out measures and kernel as the file holds them;
-    // off the history's schedule the held-out data are measured (for the
-    // terminal and the log only), the kernel is not.
-    if (resumed)
-      for (const auto &[name, value] : s_.resumed_row) row.insert({name, value});
-    if (s_.shape.held_out && !row.count("test_risk")) {
-      const Measure test = measure(problem, *problem.test_solver, problem.test_data);
-      row["test_risk"] = test.risk;
-      if (s_.shape.classifies) row["test_accuracy"] = test.accuracy;
-    }
-    if (s_.shape.ntk && step % s_.config.ntk.every == 0 && !resumed) {
-      // The kernel at these particles; the solves leave the particles as they are.
-      const NtkSpectrum K = ntk_spectrum(problem, "V");
-      row["ntk_lambda_min"] = K.lambda_min();
-      row["ntk_lambda_max"] = K.lambda_max();
-      if (s_.out) {
-        char line[160];
-        std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n", step,
-                      K.lambda_min(), K.lambda_max());
-        *s_.out << line;
-      }
+    HistoryInputs inputs(s_.problem, s_.config, step, tau, now - t0_, state, s_.out);
+    HistoryValues row;
+    for (const HistoryColumn *c : columns_) {
+      const auto stored = s_.resumed_row.find(c->name);
+      row[c->name] = resumed && stored != s_.resumed_row.end() ? stored->second : c->value(inputs);
     }
     return row;
   }

@@ -1,12 +1,23 @@
 #pragma once
-// The columns of a training run's /history (FORMAT.md), declared once: each
-// column's name, when a run has it, what it means and how the progress line
-// prints it. The run file creates, reopens and checks the columns from this
-// table and records their order in /history.columns (for the readers); the
-// progress line, its heading and the JSON log's rows are printed from it.
-// Adding a column: a line of the table, and its value in the row the
-// training loop fills.
+// The columns of a training run's /history (FORMAT.md), declared once, as
+// LAMMPS declares its computes: each column's name, when a run has it, what
+// it means, how its value is computed from the row's inputs and how the
+// progress line prints it. The run file creates, reopens and checks the
+// columns from this table and records their order in /history.columns (for
+// the readers); the training loop fills each row from it; the progress
+// line, its heading, the JSON log's rows and `mft --format-reference` are
+// printed from it. Adding a column (a new measure of the particles or of
+// the tokens through depth): a line of the table, and, if it needs a
+// measurement the row does not make yet, a member of HistoryInputs.
+#include "mft/analysis/ntk.hpp"
+#include "mft/core/config.hpp"
+#include "mft/tasks/problem.hpp"
+#include "mft/train/objective.hpp"
+#include "mft/train/step_gradient.hpp"
+
 #include <map>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,6 +29,32 @@ struct HistoryShape {
   bool minibatches = false; // steps on minibatches (or online data): the batch's risk
   bool held_out = false;    // held-out sequences: their risk (and accuracy)
   bool ntk = false;         // ntk.every > 0: K_V's extreme eigenvalues
+};
+
+// What a row's values are computed from: the step, its particles' state
+// (risk, objective, velocity), and the measurements that cost solves, each
+// made once per row when a column asks for it.
+class HistoryInputs {
+public:
+  HistoryInputs(Problem &problem, const Config &config, long long step, double tau, double wall_time,
+                const ParticleState &state, std::ostream *out)
+      : step(step), tau(tau), wall_time(wall_time), state(state), problem_(problem), config_(config), out_(out) {}
+  const long long step;
+  const double tau, wall_time; // wall_time: seconds since the run's first start
+  const ParticleState &state;
+  // R and accuracy of the held-out sequences at the row's particles.
+  const Measure &held_out();
+  // Whether the kernel is measured at this row (every ntk.every steps).
+  bool kernel_due() const { return config_.ntk.every > 0 && step % config_.ntk.every == 0; }
+  // K_V at the row's particles (its extremes printed once as it is made).
+  const NtkSpectrum &kernel();
+
+private:
+  Problem &problem_;
+  const Config &config_;
+  std::ostream *out_;
+  std::optional<Measure> held_out_;
+  std::optional<NtkSpectrum> kernel_;
 };
 
 struct HistoryColumn {
@@ -32,6 +69,7 @@ struct HistoryColumn {
   int width;
   const char *format;
   bool logged; // in the JSON log's row events
+  double (*value)(HistoryInputs &); // its value at a row (NaN: none at this row)
 };
 
 // Every column, in the order of the file and the progress line; `step`
