@@ -7,9 +7,9 @@ namespace mft {
 
 const std::vector<IntegratorType> &integrator_types() {
   static const std::vector<IntegratorType> table = {
-      {TSEULER, true, "forward Euler (in depth: PETSc's RK tableau 1fe, which has the adjoint)"},
-      {TSRK, true, "explicit Runge-Kutta, tableau by rk_type or -PREFIX_ts_rk_type"},
-      {TSSSP, false, "strong-stability-preserving RK (no discrete adjoint in PETSc: forward only in depth)"},
+      {TSEULER, true}, // in depth as PETSc's RK tableau 1fe, which has the adjoint
+      {TSRK, true},    // the tableau: depth.rk_type or -PREFIX_ts_rk_type
+      {TSSSP, false},  // forward only in depth
   };
   return table;
 }

@@ -8,8 +8,6 @@
 #include "mft/runs/launcher.hpp"
 #include "mft/runs/progress_log.hpp"
 #include "mft/runs/restart_config.hpp"
-#include "mft/analysis/ntk.hpp"
-#include "mft/train/objective.hpp"
 #include "mft/core/signals.hpp"
 
 #include <algorithm>

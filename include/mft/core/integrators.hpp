@@ -13,7 +13,6 @@ namespace mft {
 struct IntegratorType {
   const char *name; // the TSType
   bool adjoint;     // PETSc has its discrete adjoint (TSAdjointSolve): training may use it in depth
-  const char *help;
 };
 
 // The types depth.ts_type and train.ts_type accept, in that order.
