@@ -29,9 +29,9 @@ TEST(Attention, FieldMatchesPlainReference) {
   // d_h != d and M not a multiple of the rank count.
   const long long N = 3, n = 5, d = 4, d_h = 3, M = 7, L = 2;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 11);
-  mft::Particles mine{
-      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
-  mine.heads.initialise(5, 0.7, 0.9);
+  mft::Particles mine = mft::test::heads_only(
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())));
+  mine.get<mft::HeadParticles>().initialise(5, 0.7, 0.9);
   mft::HeadParticles all(L, M, d_h, d, mft::ParticleBlock::block(M, 0, 1));
   all.initialise(5, 0.7, 0.9);
 
@@ -50,13 +50,13 @@ TEST(Attention, FieldMatchesPlainReference) {
 TEST(Attention, ParticlesChangedIsSeen) {
   const long long N = 2, n = 3, d = 2, d_h = 2, M = 3, L = 1;
   const mft::TokenData data = mft::make_gaussian(N, n, d, 3);
-  mft::Particles p{
-      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
-  p.heads.initialise(1, 0.5, 1.0);
+  mft::Particles p = mft::test::heads_only(
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())));
+  p.get<mft::HeadParticles>().initialise(1, 0.5, 1.0);
   mft::DepthField field(MPI_COMM_WORLD, N, n, p);
   std::vector<double> F1(N * n * d), F2(N * n * d);
   field.evaluate(0, data.tokens.data(), F1.data());
-  for (double &v : p.heads.V()) v *= 2.0;
+  for (double &v : p.get<mft::HeadParticles>().V()) v *= 2.0;
   field.particles_changed();
   field.evaluate(0, data.tokens.data(), F2.data());
   for (size_t i = 0; i < F1.size(); ++i) EXPECT_NEAR(F2[i], 2.0 * F1[i], 1e-14);
@@ -67,13 +67,13 @@ TEST(Attention, HugeScoresStayFiniteAndExact) {
   // +-1000 and 0, so each token attends to itself alone and phi(x) = V x.
   const long long N = 1, n = 3, d = 2, d_h = 2, M = 1, L = 1;
   mft::TokenData data{N, n, d, 1, {1, 0, -1, 0, 0, 1}, {0}};
-  mft::Particles p{
-      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
+  mft::Particles p = mft::test::heads_only(
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())));
   const double c = std::sqrt(1000.0), V[4] = {0.3, -1.2, 0.7, 2.0};
-  if (p.heads.own.count() == 1) {
-    p.heads.Q() = {c, 0, 0, c};
-    p.heads.K() = {c, 0, 0, c};
-    p.heads.V().assign(V, V + 4);
+  if (p.get<mft::HeadParticles>().own.count() == 1) {
+    p.get<mft::HeadParticles>().Q() = {c, 0, 0, c};
+    p.get<mft::HeadParticles>().K() = {c, 0, 0, c};
+    p.get<mft::HeadParticles>().V().assign(V, V + 4);
   }
   mft::DepthField field(MPI_COMM_WORLD, N, n, p);
   std::vector<double> F(n * d);
@@ -163,9 +163,9 @@ TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
   const mft::TokenData data = mft::make_gaussian(N, n, d, 17);
   // Weights that grow with the scores: smaller scores.
   const double sigma_qk = mft::make_score_map(attention, causal)->bounded() ? 0.5 : 0.3;
-  mft::Particles mine{
-      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())), {}};
-  mine.heads.initialise(9, sigma_qk, 0.8);
+  mft::Particles mine = mft::test::heads_only(
+      mft::HeadParticles(L, M, d_h, d, mft::ParticleBlock::block(M, world_rank(), world_size())));
+  mine.get<mft::HeadParticles>().initialise(9, sigma_qk, 0.8);
   mft::HeadParticles all(L, M, d_h, d, mft::ParticleBlock::block(M, 0, 1));
   all.initialise(9, sigma_qk, 0.8);
   mft::FieldOptions options;
@@ -194,7 +194,7 @@ TEST_P(KernelBlocks, ManyBlocksAndARemainderMatchTheReference) {
                                     dK.data() + m * d_h * d, dV.data() + m * d * d, dXref.data() + i * n * d,
                                     variant);
   EXPECT_LT(mft::test::relative_error(dX, dXref), 1e-12);
-  const long long b = mine.heads.own.begin, c = mine.heads.own.count();
+  const long long b = mine.get<mft::HeadParticles>().own.begin, c = mine.get<mft::HeadParticles>().own.count();
   const auto part = [&](const std::vector<double> &full, long long per) {
     return std::vector<double>(full.begin() + b * per, full.begin() + (b + c) * per);
   };

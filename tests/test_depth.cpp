@@ -75,7 +75,7 @@ mft::HeadParticles make_heads(long long L, long long M, long long d_h, long long
 
 std::vector<double> solve(const mft::HeadParticles &heads, const mft::TokenData &data,
                           const std::string &ts_type, long long k) {
-  const mft::Particles p{heads, {}};
+  const mft::Particles p = mft::test::heads_only(heads);
   mft::DepthField field(MPI_COMM_WORLD, data.N, data.n, p);
   mft::DepthConfig cfg;
   cfg.ts_type = ts_type;
@@ -171,7 +171,7 @@ TEST(Depth, OptionsDatabaseChoosesTheIntegrator) {
   PetscOptionsSetValue(nullptr, "-depth_ts_type", "euler");
   const mft::TokenData data = mft::make_gaussian(2, 3, 2, 1);
   const mft::HeadParticles heads = make_heads(2, 3, 2, 2, 1, 0.5, 1.0);
-  const mft::Particles p{heads, {}};
+  const mft::Particles p = mft::test::heads_only(heads);
   mft::DepthField field(MPI_COMM_WORLD, data.N, data.n, p);
   mft::DepthConfig cfg;
   mft::DepthSolver solver(field, cfg);
@@ -187,7 +187,7 @@ TEST(Depth, NonExplicitTypeIsRefused) {
   PetscOptionsSetValue(nullptr, "-depth_ts_type", "beuler");
   const mft::TokenData data = mft::make_gaussian(1, 2, 2, 1);
   const mft::HeadParticles heads = make_heads(1, 1, 2, 2, 1, 0.5, 1.0);
-  const mft::Particles p{heads, {}};
+  const mft::Particles p = mft::test::heads_only(heads);
   mft::DepthField field(MPI_COMM_WORLD, data.N, data.n, p);
   EXPECT_THROW({ mft::DepthSolver solver(field, mft::DepthConfig{}); }, mft::InputError);
   PetscOptionsClearValue(nullptr, "-depth_ts_type");

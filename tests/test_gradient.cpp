@@ -91,7 +91,7 @@ TEST_P(FiniteDifferences, EveryParameterKindAndAToken) {
   ASSERT_EQ(p.species().size(), 2u) << "the problem has heads and MLP neurons";
   const double h = 1e-4;
   for (const Kind &kind : kinds)
-    for (long long l = 0; l < p.heads.L; ++l)
+    for (long long l = 0; l < p.slices(); ++l)
       for (long long m = 0; m < kind.M; ++m) {
         const long long e = (3 * l + 2 * m + 1) % kind.per;
         const bool mine = m >= kind.begin && m < kind.begin + kind.count;
@@ -302,8 +302,9 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   p.pack(theta.data());
   const mft::Gradient &state = objective.at(theta.data());
 
-  mft::HeadParticles all(p.heads.L, p.heads.M, p.heads.d_h, p.heads.d,
-                         mft::ParticleBlock::block(p.heads.M, 0, 1));
+  const mft::HeadParticles &heads = p.get<mft::HeadParticles>();
+  mft::HeadParticles all(heads.L, heads.M, heads.d_h, heads.d,
+                         mft::ParticleBlock::block(heads.M, 0, 1));
   all.initialise(config.init.seed, config.init.sigma_qk, config.init.sigma_v);
   // Dormand-Prince has weights b_2 = b_7 = 0 (and is FSAL): the stages the
   // adjoint must weigh by -h rather than -h b_i.
@@ -329,15 +330,15 @@ TEST_P(PlainBackprop, AgreesWithTheAdjoint) {
   EXPECT_LT(mft::test::relative_error(state.dX0, dX0), 1e-11);
 
   // This rank's heads against the same heads of the plain gradient.
-  const long long Ml = p.heads.own.count(), qk = p.heads.qk_size(), vv = p.heads.v_size();
+  const long long Ml = heads.own.count(), qk = heads.qk_size(), vv = heads.v_size();
   std::vector<double> mine, ref;
   for (const auto &[offset, per, full] : {std::tuple{p.offset("Q"), qk, &dQ}, std::tuple{p.offset("K"), qk, &dK},
                                           std::tuple{p.offset("V"), vv, &dV}})
-    for (long long l = 0; l < p.heads.L; ++l)
+    for (long long l = 0; l < heads.L; ++l)
       for (long long m = 0; m < Ml; ++m)
         for (long long e = 0; e < per; ++e) {
           mine.push_back(state.dR[offset + (l * Ml + m) * per + e]);
-          ref.push_back((*full)[(l * p.heads.M + p.heads.own.begin + m) * per + e]);
+          ref.push_back((*full)[(l * heads.M + heads.own.begin + m) * per + e]);
         }
   if (!mine.empty()) EXPECT_LT(mft::test::relative_error(mine, ref), 1e-11);
 }

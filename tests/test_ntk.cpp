@@ -78,7 +78,7 @@ TEST_P(NtkFiniteDifferences, GramIsMLTimesJJt) {
       for (long long i = 0; i < N; ++i) column[i] += sign * y[i] / (2 * h);
     }
     if (!mine) continue;
-    const double scale = begin + k < p.heads.local_size() ? 3.0 * L : 2.0 * L; // M L or M_f L
+    const double scale = mft::test::time_scale_at(p, begin + k); // M L or M_f L
     for (long long i = 0; i < N; ++i)
       for (long long j = 0; j < N; ++j) gram[i * N + j] += scale * column[i] * column[j];
   }

@@ -50,10 +50,8 @@ std::vector<double> plain_G(mft::Objective &objective, const mft::Particles &p, 
                             double lambda) {
   const std::vector<double> dR = objective.at(theta.data()).dR;
   std::vector<double> G(theta.size());
-  const double heads_scale = static_cast<double>(p.heads.M * p.heads.L);
-  const double neuron_scale = static_cast<double>(p.neurons.M * p.neurons.L);
   for (size_t i = 0; i < theta.size(); ++i) {
-    const double scale = static_cast<long long>(i) < p.heads.local_size() ? heads_scale : neuron_scale;
+    const double scale = mft::test::time_scale_at(p, static_cast<long long>(i));
     G[i] = scale * dR[i] + lambda * theta[i];
   }
   return G;

@@ -1,10 +1,17 @@
 // Ownership of heads and the keyed random streams (MODEL.md §9).
-#include "mft/model/particles.hpp"
+#include "mft/model/heads.hpp"
 #include "mft/core/rng.hpp"
+#include "mft/model/particles.hpp"
+
+#include <mpi.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -113,6 +120,62 @@ TEST(NormalStream, KeyedStandardNormals) {
   EXPECT_NEAR(tail, p3, 5 * std::sqrt(p3 * (1 - p3) / n));
   for (long long i = 0; i + 16 <= count; i += 16)
     for (int j = 1; j < 8; ++j) ASSERT_NE(z[i], z[i + j]) << "lanes 0 and " << j << " at " << i;
+}
+
+} // namespace
+
+namespace {
+
+// Every registered species (src/model/species/): its registration line's NTK
+// groups are those of its matrices, and a copy of the particle system holds
+// its own values.
+TEST(Species, RegisteredAsTheirFilesSay) {
+  mft::ModelConfig model;
+  model.mlp_particles = 3; // every registered species present
+  const mft::Particles layout = mft::particle_layout(model, 2, 0, 1);
+  const auto registered = layout.registered();
+  ASSERT_EQ(registered.size(), mft::species_entries().size());
+  for (size_t i = 0; i < registered.size(); ++i) {
+    const mft::ParticleSpecies &s = *registered[i];
+    EXPECT_EQ(s.name(), mft::species_entries()[i].id);
+    std::set<std::string> parts, registered_parts;
+    for (const mft::ParticleMatrix &m : s.matrices()) parts.insert(m.ntk_part);
+    std::istringstream line(mft::species_entries()[i].ntk_parts);
+    for (std::string part; line >> part;) registered_parts.insert(part);
+    EXPECT_EQ(parts, registered_parts) << s.name();
+    EXPECT_GT(s.M, 0) << s.name();
+    EXPECT_FALSE(s.describe().empty()) << s.name();
+  }
+  mft::Particles copy = layout;
+  std::vector<double> flat(copy.local_size(), 1.5);
+  copy.unpack(flat.data());
+  std::vector<double> original(layout.local_size(), 0.0);
+  layout.pack(original.data());
+  for (double v : original) ASSERT_EQ(v, 0.0) << "a copy shares values with its original";
+}
+
+TEST(Species, InitialisedWithTheirOwnScales) {
+  mft::Config c;
+  c.model.mlp_particles = 2;
+  c.init.sigma_qk = 0.0;
+  c.init.sigma_v = 2.0;
+  c.init.sigma_w1 = 0.0;
+  c.init.sigma_w2 = 0.0;
+  const mft::Particles p = mft::make_particles(c, MPI_COMM_SELF, 7, 3);
+  ASSERT_EQ(p.species().size(), 2u);
+  double v_squares = 0.0;
+  long long v_count = 0;
+  for (const mft::ParticleSpecies *s : p.species())
+    for (size_t k = 0; k < s->matrices().size(); ++k) {
+      const double sigma = s->matrices()[k].sigma;
+      for (double x : s->values(k)) {
+        if (sigma == 0.0) ASSERT_EQ(x, 0.0) << s->matrices()[k].name;
+        v_squares += x * x;
+      }
+      if (sigma != 0.0) v_count += static_cast<long long>(s->values(k).size());
+    }
+  ASSERT_GT(v_count, 100);
+  EXPECT_NEAR(std::sqrt(v_squares / v_count), 2.0, 0.3); // only V drawn, at its own scale
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 // Helpers shared by the tests: small problems and an independent reference
 // of the attention field written plainly from MODEL.md §3.
 #include "mft/core/lanes.hpp"
-#include "mft/model/particles.hpp"
+#include "mft/model/heads.hpp"
 #include "mft/model/score_map.hpp"
 #include "mft/tasks/data.hpp"
 
@@ -180,6 +180,24 @@ inline std::pair<long long, long long> ntk_part_range(const mft::Particles &p, c
       at += size;
     }
   return {begin, end};
+}
+
+// M L of the species that owns entry i of the flat particle vector (the
+// time scale its gradient is multiplied by).
+inline double time_scale_at(const mft::Particles &p, long long i) {
+  for (const mft::ParticleSpecies *s : p.species()) {
+    if (i < s->local_size()) return s->time_scale();
+    i -= s->local_size();
+  }
+  return 0.0;
+}
+
+// A particle system of attention heads alone.
+inline mft::Particles heads_only(mft::HeadParticles heads) {
+  std::vector<std::unique_ptr<mft::ParticleSpecies>> list;
+  const long long d = heads.d;
+  list.push_back(std::make_unique<mft::HeadParticles>(std::move(heads)));
+  return mft::Particles(std::move(list), d);
 }
 
 } // namespace mft::test

@@ -7,6 +7,7 @@
 #include "mft/train/objective.hpp"
 #include "mft/core/rng.hpp"
 #include "mft/runs/train_run.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -47,7 +48,8 @@ TEST(Train, EulerStepIsGradientDescent) {
   const mft::Particles &p = *problem.particles;
   const double ML = 5.0 * 3.0, MfL = 4.0 * 3.0;
   for (size_t i = 0; i < theta0.size(); ++i) {
-    const double scale = static_cast<long long>(i) < p.heads.local_size() ? ML : MfL; // heads first
+    const double scale = mft::test::time_scale_at(p, static_cast<long long>(i));
+    ASSERT_TRUE(scale == ML || scale == MfL) << "entry " << i;
     const double expect = theta0[i] - 0.5 * (scale * g[i] + 0.2 * theta0[i]);
     ASSERT_NEAR(run.theta_final[i], expect, 1e-14 * (1 + std::fabs(expect))) << "entry " << i;
   }

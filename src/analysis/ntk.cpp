@@ -36,10 +36,16 @@ std::vector<Range> slice_ranges(const std::string &part, const Particles &p) {
 } // namespace
 
 void check_ntk_part(const std::string &part, const Particles &particles) {
-  if (part != "V" && part != "QK" && part != "mlp" && part != "all")
-    throw InputError(key_error("ntk.part", part, "must be one of V, QK, mlp, all"));
-  if (part == "mlp" && !particles.has_mlp())
-    throw InputError(key_error("ntk.part", part, "the model has no MLP particles (model.mlp_particles = 0)"));
+  if (part == "all") return;
+  for (const ParticleSpecies *s : particles.registered())
+    for (const ParticleMatrix &m : s->matrices())
+      if (m.ntk_part == part) {
+        if (s->M > 0) return;
+        throw InputError(key_error("ntk.part", part, "the model has no " + s->name() + " (" + m.keys[1] + " = 0)"));
+      }
+  std::vector<std::string> parts = ntk_parts();
+  parts.push_back("all");
+  throw InputError(key_error("ntk.part", part, "must be one of " + comma_list(parts)));
 }
 
 NtkSpectrum ntk_spectrum(Problem &problem, const std::string &part) {

@@ -113,6 +113,13 @@ std::string entries_help(const std::string &what, const std::vector<RegistryEntr
   return out;
 }
 
+// The NTK's parameter groups: each species' (registry.hpp), and all.
+Choices ntk_part_choices() {
+  Choices out{ntk_parts()};
+  out.names.push_back("all");
+  return out;
+}
+
 bool parse_bool(const std::string &key, const std::string &text) {
   // Any case: Python and spreadsheets write True and FALSE.
   std::string lower = text;
@@ -281,13 +288,13 @@ const std::vector<Key> &key_table() {
       add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {non_negative_real},
            "std of the entries of V at initialisation (0 allowed)"),
       add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {non_negative_real},
-           "std of the entries of the MLP's W1 at initialisation"),
+           "std of the entries of the MLP neurons' first matrix (d_f x d) at initialisation"),
       add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {non_negative_real},
-           "std of the entries of the MLP's W2 at initialisation"),
+           "std of the entries of the MLP neurons' second matrix (d x d_f) at initialisation"),
       add_key("init.file", &C::init, &InitConfig::file, {any_text},
               "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
-              "/particles/Q, K, V[, W1, W2] float64, its own (hard links), shaped (snapshots, L, M, rows, "
-              "cols) like a run's) instead of "
+              "the /particles datasets of the model's species (mft --format-reference) float64, its own (hard "
+              "links), shaped (snapshots, L, M, rows, cols) like a run's) instead of "
               "drawn ones; model.slices, heads, head_dim, mlp_particles and mlp_width left at their "
               "defaults are the file's; empty: drawn from init.seed")
           .added_to_format(),
@@ -375,8 +382,10 @@ const std::vector<Key> &key_table() {
            "256 and N + d + 1").restartable(),
       add_key("cgf.radius", &C::cgf, &CgfConfig::radius, {positive_real},
            "mft ntk --cgf: the points are uniform in the ball of this radius").restartable(),
-      add_key("ntk.part", &C::ntk, &NtkConfig::part, one_of({"V", "QK", "mlp", "all"}),
-           "mft ntk: parameter group of the Jacobian: V, QK, mlp, all").restartable(),
+      add_key("ntk.part", &C::ntk, &NtkConfig::part, ntk_part_choices(),
+           "mft ntk: parameter group of the Jacobian, a group of the species' matrices or all: " +
+               comma_list(ntk_part_choices().names))
+          .restartable(),
       add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
            "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
       add_key("forward.tokens_depth", &C::forward, &ForwardConfig::tokens_depth, {parse_bool},

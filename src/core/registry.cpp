@@ -2,6 +2,8 @@
 
 #include "mft/core/error.hpp"
 
+#include <algorithm>
+
 namespace mft {
 
 const std::vector<RegistryEntry> &score_map_entries() {
@@ -56,6 +58,26 @@ const std::vector<RegistryEntry> &norm_entries() {
 #undef MFT_NORM
   };
   return entries;
+}
+
+const std::vector<RegistryEntry> &species_entries() {
+  static const std::vector<RegistryEntry> entries = {
+#define MFT_SPECIES(name, parts, help) {#name, #name, help, 0u, parts},
+#include "mft/registry/species.inc"
+#undef MFT_SPECIES
+  };
+  return entries;
+}
+
+std::vector<std::string> ntk_parts() {
+  std::vector<std::string> out;
+  for (const RegistryEntry &e : species_entries())
+    for (size_t at = 0; at < e.ntk_parts.size();) {
+      const size_t end = std::min(e.ntk_parts.find(' ', at), e.ntk_parts.size());
+      if (end > at) out.push_back(e.ntk_parts.substr(at, end - at));
+      at = end + 1;
+    }
+  return out;
 }
 
 std::string entry_name(const std::vector<RegistryEntry> &entries, const std::string &id) {

@@ -1,5 +1,6 @@
 #include "mft/model/particles.hpp"
 
+#include "mft/core/error.hpp"
 #include "mft/core/rng.hpp"
 
 #include <algorithm>
@@ -42,36 +43,68 @@ void ParticleSpecies::initialise(std::uint64_t seed, const std::vector<double> &
     }
 }
 
+void ParticleSpecies::initialise(std::uint64_t seed) {
+  std::vector<double> sigmas;
+  for (const ParticleMatrix &m : matrices_) sigmas.push_back(m.sigma);
+  initialise(seed, sigmas);
+}
+
+void ParticleSpecies::set_sigmas(const std::vector<double> &sigmas) {
+  if (sigmas.size() != matrices_.size()) throw Error("species " + name_ + ": one initial scale per matrix");
+  for (size_t k = 0; k < sigmas.size(); ++k) matrices_[k].sigma = sigmas[k];
+}
+
+#undef MFT_SPECIES
+#define MFT_SPECIES(id, ntk_parts, help) std::unique_ptr<ParticleSpecies> make_##id##_species(const SpeciesSetup &setup);
+#include "mft/registry/species.inc"
+#undef MFT_SPECIES
+
 namespace {
-const std::vector<std::string> head_keys = {"model.slices", "model.heads", "model.head_dim", ""};
-} // namespace
 
-HeadParticles::HeadParticles(long long L_, long long M_, long long d_h_, long long d_,
-                             ParticleBlock own_)
-    : ParticleSpecies("heads", Species::Heads, L_, M_, own_,
-                      {{"Q", d_h_, d_, "QK", "L, M, d_h, d", "head particles: queries", head_keys},
-                       {"K", d_h_, d_, "QK", "L, M, d_h, d", "head particles: keys", head_keys},
-                       {"V", d_, d_, "V", "L, M, d, d", "head particles: values", {"model.slices", "model.heads", "", ""}}}),
-      d_h(d_h_), d(d_) {}
+Particles registered_species(const SpeciesSetup &setup) {
+  std::vector<std::unique_ptr<ParticleSpecies>> list;
+#define MFT_SPECIES(id, ntk_parts, help) list.push_back(make_##id##_species(setup));
+#include "mft/registry/species.inc"
+#undef MFT_SPECIES
+  return Particles(std::move(list), setup.model.d);
+}
 
-NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, long long d_,
-                                 ParticleBlock own_)
-    : ParticleSpecies("neurons", Species::Neurons, L_, M_, own_,
-                      {{"W1", d_f_, d_, "mlp", "L, M_f, d_f, d", "neuron particles (with the MLP): W1",
-                        {"model.slices", "model.mlp_particles", "model.mlp_width", ""}},
-                       {"W2", d_, d_f_, "mlp", "L, M_f, d, d_f", "neuron particles (with the MLP): W2",
-                        {"model.slices", "model.mlp_particles", "", "model.mlp_width"}}}),
-      d_f(d_f_), d(d_) {}
-
-std::vector<const ParticleSpecies *> Particles::species() const {
-  std::vector<const ParticleSpecies *> out = {&heads};
-  if (has_mlp()) out.push_back(&neurons);
+template <class P, class List> std::vector<P> present(const List &list) {
+  std::vector<P> out;
+  for (const auto &s : list)
+    if (s->M > 0) out.push_back(s.get());
   return out;
 }
 
-std::vector<ParticleSpecies *> Particles::species() {
-  std::vector<ParticleSpecies *> out = {&heads};
-  if (has_mlp()) out.push_back(&neurons);
+} // namespace
+
+Particles::Particles(std::vector<std::unique_ptr<ParticleSpecies>> registered, long long token_dim)
+    : species_(std::move(registered)), token_dim_(token_dim) {}
+
+Particles::Particles(const Particles &other) : token_dim_(other.token_dim_) {
+  for (const auto &s : other.species_) species_.push_back(s->clone());
+}
+
+Particles &Particles::operator=(const Particles &other) {
+  if (this != &other) *this = Particles(other);
+  return *this;
+}
+
+std::vector<const ParticleSpecies *> Particles::registered() const {
+  std::vector<const ParticleSpecies *> out;
+  for (const auto &s : species_) out.push_back(s.get());
+  return out;
+}
+
+std::vector<const ParticleSpecies *> Particles::species() const {
+  return present<const ParticleSpecies *>(species_);
+}
+
+std::vector<ParticleSpecies *> Particles::species() { return present<ParticleSpecies *>(species_); }
+
+std::string Particles::describe() const {
+  std::string out;
+  for (const ParticleSpecies *s : species()) out += (out.empty() ? "" : " + ") + s->describe();
   return out;
 }
 
@@ -107,20 +140,15 @@ void Particles::unpack(const double *flat) {
 }
 
 Particles particle_layout(const ModelConfig &m, long long heads, int rank, int ranks) {
-  const auto share = [&](long long M) {
-    return ranks > 0 ? ParticleBlock::block(M, rank, ranks) : ParticleBlock{M, 0, 0};
-  };
-  return Particles{HeadParticles(m.slices, heads, m.head_dim, m.d, share(heads)),
-                   NeuronParticles(m.slices, m.mlp_particles, m.mlp_width, m.d, share(m.mlp_particles))};
+  return registered_species({m, nullptr, heads, rank, ranks});
 }
 
 Particles make_particles(const Config &c, MPI_Comm comm, std::uint64_t seed, long long heads) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  Particles p = particle_layout(c.model, heads, rank, size);
-  p.heads.initialise(seed, c.init.sigma_qk, c.init.sigma_v);
-  p.neurons.initialise(seed, c.init.sigma_w1, c.init.sigma_w2);
+  Particles p = registered_species({c.model, &c.init, heads, rank, size});
+  for (ParticleSpecies *s : p.species()) s->initialise(seed);
   return p;
 }
 

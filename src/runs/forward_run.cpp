@@ -23,10 +23,9 @@ std::string forward_header(const Config &config, const Problem &problem, const M
   std::ostringstream header;
   char line[512];
   std::snprintf(line, sizeof line,
-                "mft forward: N=%lld n=%lld d=%lld | M=%lld heads x L=%lld slices, d_h=%lld%s | "
+                "mft forward: N=%lld n=%lld d=%lld | %s | "
                 "depth TS %s %s, %lld steps | %s\n",
-                data.N, data.n, data.d, config.model.heads, config.model.slices, config.model.head_dim,
-                problem.particles->has_mlp() ? " + MLP" : "", config.depth.ts_type.c_str(),
+                data.N, data.n, data.d, problem.particles->describe().c_str(), config.depth.ts_type.c_str(),
                 config.depth.rk_type.c_str(), problem.solver->steps(), describe_grid(*problem.grid).c_str());
   header << line << "model: " << describe_variant(config, problem) << "\n"
          << "memory: " << memory.summary() << "\n";

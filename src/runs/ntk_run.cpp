@@ -109,9 +109,9 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
 
   char line[400];
   std::snprintf(line, sizeof line,
-                "mft ntk: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices | part %s%s\n",
-                problem.data.N, problem.data.n, problem.data.d, describe_task(config).c_str(), config.model.heads,
-                config.model.slices, config.ntk.part.c_str(),
+                "mft ntk: N=%lld n=%lld d=%lld task %s | %s | part %s%s\n",
+                problem.data.N, problem.data.n, problem.data.d, describe_task(config).c_str(),
+                problem.particles->describe().c_str(), config.ntk.part.c_str(),
                 from ? (" | " + options.from + " step " + std::to_string(from.step)).c_str() : " | initial particles");
   std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
                        "memory: " + memory.summary() + "\n";

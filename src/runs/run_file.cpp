@@ -65,7 +65,7 @@ auto state_blocks(P &p, const std::string &array, std::vector<double> &flat) {
   for (auto &b : out) {
     b.name = array + "_" + b.name;
     b.values = at;
-    at += p.heads.L * b.count * b.rows * b.cols;
+    at += p.slices() * b.count * b.rows * b.cols;
   }
   return out;
 }
@@ -149,7 +149,7 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
       throw InputError(key_error(key, path, e.what()));
     }
   };
-  const long long L = particles.heads.L;
+  const long long L = particles.slices();
   for (const auto &b : species_blocks(particles))
     read("/particles/" + b.name, block_start(row, b), block_count(L, b), H5T_NATIVE_DOUBLE, b.values);
   if (state.counter) read("/optimizer/t", {static_cast<hsize_t>(row)}, {1}, H5T_NATIVE_LLONG, state.counter);
@@ -204,7 +204,7 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
     h5::write_attribute(particle_group_, "complete", 0LL);
     particles_["step"] = h5::create_growing(file_, "/particles/step", {}, H5T_STD_I64LE, {}, 64);
     particles_["tau"] = h5::create_growing(file_, "/particles/tau", {}, H5T_IEEE_F64LE, {}, 64);
-    const auto L = static_cast<hsize_t>(particles.heads.L);
+    const auto L = static_cast<hsize_t>(particles.slices());
     for (const auto &b : species_blocks(particles)) {
       const std::vector<hsize_t> row = {L, static_cast<hsize_t>(b.M), static_cast<hsize_t>(b.rows),
                                         static_cast<hsize_t>(b.cols)};
@@ -330,7 +330,7 @@ void RunFile::keep_optimizer_state(const OptimizerState &state, const Particles 
     if (state.counter)
       optimizer_["t"] = create ? h5::create_growing(file_, "/optimizer/t", {}, H5T_STD_I64LE, {}, 64)
                                : h5::open_dataset(group, "t");
-    const auto L = static_cast<hsize_t>(particles.heads.L);
+    const auto L = static_cast<hsize_t>(particles.slices());
     for (const auto &[array, flat] : state.arrays)
       for (const auto &b : state_blocks(p, array, *flat)) {
         if (!create) {
@@ -373,13 +373,13 @@ void RunFile::append_snapshot(long long step, double tau, const Particles &parti
     h5::write_block(particles_["tau"], {row}, {mine}, H5T_NATIVE_DOUBLE, &tau);
     for (const auto &b : species_blocks(particles))
       h5::write_block(particles_[b.name], block_start(static_cast<long long>(row), b),
-                      written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+                      written_count(particles.slices(), b), H5T_NATIVE_DOUBLE, b.values);
     if (optimizer_state_.counter)
       h5::write_block(optimizer_["t"], {row}, {mine}, H5T_NATIVE_LLONG, optimizer_state_.counter);
     for (const auto &[array, flat] : optimizer_state_.arrays)
       for (const auto &b : state_blocks(particles, array, *flat))
         h5::write_block(optimizer_[b.name], block_start(static_cast<long long>(row), b),
-                        written_count(particles.heads.L, b), H5T_NATIVE_DOUBLE, b.values);
+                        written_count(particles.slices(), b), H5T_NATIVE_DOUBLE, b.values);
     const hsize_t history_rows = write_history_rows();
     flush();
     publish_counts(row + 1, history_rows);

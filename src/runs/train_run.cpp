@@ -54,10 +54,10 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
                   const std::vector<const HistoryColumn *> *columns) {
   char line[700];
   std::snprintf(line, sizeof line,
-                "mft train: N=%lld n=%lld d=%lld task %s | M=%lld heads x L=%lld slices, d_h=%lld%s"
+                "mft train: N=%lld n=%lld d=%lld task %s | %s"
                 " | depth TS %s %s, k=%lld | train %s, dtau=%g, %lld steps, lambda=%g | %s\n",
-                problem.data.N, problem.data.n, problem.data.d, c.data.task.c_str(), c.model.heads,
-                c.model.slices, c.model.head_dim, problem.particles->has_mlp() ? " + MLP" : "",
+                problem.data.N, problem.data.n, problem.data.d, c.data.task.c_str(),
+                problem.particles->describe().c_str(),
                 c.depth.ts_type.c_str(), c.depth.rk_type.c_str(), c.depth.steps_per_slice,
                 (has_trait(optimizer_entries(), c.train.method, kTrainingTs) ? "TS " + c.train.ts_type : c.train.method).c_str(), c.train.dtau,
                 c.train.steps, c.train.lambda, describe_grid(*problem.grid).c_str());

@@ -39,7 +39,7 @@ void Objective::check_finite(const std::vector<double> &values, const char *what
     for (const ParticleMatrix &m : s->matrices()) matrix.push_back(&m), owner.push_back(s);
   long long Mmax = 1;
   for (const ParticleSpecies *s : p.species()) Mmax = std::max(Mmax, s->M);
-  const long long L = p.heads.L;
+  const long long L = p.slices();
   long long first = -1, at = 0;
   for (size_t b = 0; b < matrix.size() && first < 0; ++b) {
     const ParticleSpecies &s = *owner[b];

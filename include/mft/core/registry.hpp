@@ -39,6 +39,7 @@ struct RegistryEntry {
   std::string name; // the value that selects it
   std::string help;
   unsigned traits = 0;
+  std::string ntk_parts; // a particle species: the NTK parameter groups of its matrices, space-separated
 };
 
 // The entries in registry order (their files' names, sorted).
@@ -48,6 +49,10 @@ const std::vector<RegistryEntry> &loss_entries();
 const std::vector<RegistryEntry> &readout_entries();
 const std::vector<RegistryEntry> &task_entries();
 const std::vector<RegistryEntry> &norm_entries();
+const std::vector<RegistryEntry> &species_entries();
+
+// The NTK parameter groups of every registered species, in order (V, QK, ...).
+std::vector<std::string> ntk_parts();
 
 // The name of the entry whose file is `id` (the owner of its keys).
 std::string entry_name(const std::vector<RegistryEntry> &entries, const std::string &id);

@@ -20,7 +20,7 @@
 // d x d products of all heads are BLAS-3 over blocks of sequences (the
 // layouts are in attention.cpp).
 #include "mft/core/lanes.hpp"
-#include "mft/model/particles.hpp"
+#include "mft/model/heads.hpp"
 #include "mft/model/score_map.hpp"
 #include "mft/model/species_kernel.hpp"
 

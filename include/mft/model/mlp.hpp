@@ -9,7 +9,7 @@
 //     dW2 = scale c u^T,   dz = act'(z) .* (scale W2^T c),   dW1 = dz x^T,   dx = W1^T dz.
 //
 // Tokens do not interact here, so all tokens of all sequences form one batch.
-#include "mft/model/particles.hpp"
+#include "mft/model/neurons.hpp"
 #include "mft/model/species_kernel.hpp"
 
 #include <string>

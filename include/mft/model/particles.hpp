@@ -1,12 +1,12 @@
 #pragma once
 // Particles over depth slices (MODEL.md §2, §9): every species has M
-// particles in each of L slices, each particle the same list of matrices
-// (heads: Q, K, V; neurons: W1, W2), and each rank owns a block of every
-// slice. Generic code (packing, initialisation, weight decay, finite checks,
-// the NTK's parameter groups, the run file, and through the file's species
-// attribute the Python reader) iterates over Particles::species() and their
-// matrices; only the species' kernels (species_kernel.hpp) know what a
-// species computes.
+// particles in each of L slices, each particle the same list of matrices,
+// and each rank owns a block of every slice. A species is registered by its
+// file in src/model/species/ (its matrices, stream, NTK groups, initial
+// scales, kernel and memory); generic code (packing, initialisation, weight
+// decay, finite checks, the NTK's parameter groups, the run file, and
+// through the file's species attribute the Python reader) iterates over
+// Particles::species() and their matrices and names none of them.
 #include "mft/core/config.hpp"
 #include "mft/core/rng.hpp"
 #include "mft/model/species_kernel.hpp"
@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ struct ParticleBlock {
 
 // One matrix that every particle of a species holds.
 struct ParticleMatrix {
-  std::string name;     // the /particles dataset: Q, K, V, W1, W2
+  std::string name;     // its /particles dataset (Q, K, V, ...)
   long long rows = 0, cols = 0;
   std::string ntk_part; // the NTK parameter group it belongs to: V, QK, mlp
   // For the format's reference (mft --format-reference): its dataset's
@@ -43,6 +44,9 @@ struct ParticleMatrix {
   // one no key decides alone): a file of particles sets those left at
   // their defaults (init.file).
   std::vector<std::string> keys;
+  // The standard deviation of its entries at initialisation (its
+  // species' init key; 0 in a layout that is not drawn).
+  double sigma = 0.0;
   long long size() const { return rows * cols; }
 };
 
@@ -68,6 +72,9 @@ public:
   // Values per particle and slice that its kernel keeps beside the
   // particles (its products of them), for the memory estimate.
   virtual long long kernel_values() const = 0;
+  // What a run's header says of it ("M=32 heads x L=8 slices, d_h=8").
+  virtual std::string describe() const = 0;
+  virtual std::unique_ptr<ParticleSpecies> clone() const = 0;
 
   const std::string &name() const { return name_; } // heads, neurons: the file's species attribute
   Species stream() const { return stream_; }          // the key of its particles' random streams
@@ -87,8 +94,12 @@ public:
 
   // Particle (l, m) takes its matrices in order, entries sigma_k N(0, 1),
   // from the stream (seed, species, l, m): the same particles on any rank
-  // count, and the first M of a wider run are those of a run with M.
+  // count, and the first M of a wider run are those of a run with M. The
+  // first form takes each matrix's own sigma.
+  void initialise(std::uint64_t seed);
   void initialise(std::uint64_t seed, const std::vector<double> &sigmas);
+  // Each matrix's standard deviation at initialisation, in order.
+  void set_sigmas(const std::vector<double> &sigmas);
 
   long long L = 0, M = 0;
   ParticleBlock own;
@@ -100,84 +111,69 @@ private:
   std::vector<std::vector<double>> values_;
 };
 
-// Attention heads theta = (Q, K, V): Q, K in R^{d_h x d}, V in R^{d x d}.
-class HeadParticles : public ParticleSpecies {
-public:
-  HeadParticles(long long L, long long M, long long d_h, long long d, ParticleBlock own);
-  // Q, K entries N(0, sigma_qk^2), then V entries N(0, sigma_v^2).
-  void initialise(std::uint64_t seed, double sigma_qk, double sigma_v) {
-    ParticleSpecies::initialise(seed, {sigma_qk, sigma_qk, sigma_v});
+// What a species is built from: the model's keys, the heads per slice (a
+// width sweep or a teacher may differ from model.heads), the initial scales
+// (none: a layout whose values are not drawn), and rank `rank` of `ranks`
+// owning its block of each slice (ranks = 0: no rank owns any, the layout
+// alone, to check a file against).
+struct SpeciesSetup {
+  const ModelConfig &model;
+  const InitConfig *init = nullptr;
+  long long heads = 0;
+  int rank = 0, ranks = 0;
+  ParticleBlock share(long long M) const {
+    return ranks > 0 ? ParticleBlock::block(M, rank, ranks) : ParticleBlock{M, 0, 0};
   }
-  // The attention kernel (attention.hpp), with options' score map and mask.
-  std::unique_ptr<SpeciesKernel> make_kernel(long long N, long long n, double scale,
-                                             const FieldOptions &options) const override;
-  long long kernel_values() const override { return 3 * d * d; } // B = Q^T K, scale V, and V^T
-
-  long long d_h, d;
-  std::vector<double> &Q() { return values(0); }
-  std::vector<double> &K() { return values(1); }
-  std::vector<double> &V() { return values(2); }
-  const std::vector<double> &Q() const { return values(0); }
-  const std::vector<double> &K() const { return values(1); }
-  const std::vector<double> &V() const { return values(2); }
-  long long qk_size() const { return d_h * d; }
-  long long v_size() const { return d * d; }
-  double *q(long long l, long long local) { return at(0, l, local); }
-  double *k(long long l, long long local) { return at(1, l, local); }
-  double *v(long long l, long long local) { return at(2, l, local); }
-  const double *q(long long l, long long local) const { return at(0, l, local); }
-  const double *k(long long l, long long local) const { return at(1, l, local); }
-  const double *v(long long l, long long local) const { return at(2, l, local); }
-};
-
-// MLP neurons w = (W1, W2) ([A]'s block): W1 in R^{d_f x d}, W2 in R^{d x d_f}.
-class NeuronParticles : public ParticleSpecies {
-public:
-  NeuronParticles() = default;
-  NeuronParticles(long long L, long long M, long long d_f, long long d, ParticleBlock own);
-  // W1 entries N(0, sigma_1^2), then W2 entries N(0, sigma_2^2).
-  void initialise(std::uint64_t seed, double sigma_1, double sigma_2) {
-    ParticleSpecies::initialise(seed, {sigma_1, sigma_2});
-  }
-  // The MLP kernel (mlp.hpp), with options' activation.
-  std::unique_ptr<SpeciesKernel> make_kernel(long long N, long long n, double scale,
-                                             const FieldOptions &options) const override;
-  long long kernel_values() const override { return 2 * d_f * d; } // W1^T and scale W2^T
-
-  long long d_f = 0, d = 0;
-  long long w_size() const { return d_f * d; }
-  double *w1(long long l, long long local) { return at(0, l, local); }
-  double *w2(long long l, long long local) { return at(1, l, local); }
-  const double *w1(long long l, long long local) const { return at(0, l, local); }
-  const double *w2(long long l, long long local) const { return at(1, l, local); }
 };
 
 // Everything this rank owns, and its flat layout as one vector (the state of
-// the training flow): the species in order, each its matrices in order, each
-// matrix in its [l][m] order: [Q | K | V | W1 | W2].
-struct Particles {
-  HeadParticles heads;
-  NeuronParticles neurons; // M = 0: attention only
+// the training flow): the registered species in registry order (their
+// files' names in src/model/species/, sorted), each its matrices in order,
+// each matrix in its [l][m] order: [Q | K | V | ...]. A species with no
+// particles (M = 0: an MLP left out) is held but takes no part.
+class Particles {
+public:
+  Particles() = default;
+  Particles(std::vector<std::unique_ptr<ParticleSpecies>> registered, long long token_dim);
+  Particles(const Particles &other);
+  Particles &operator=(const Particles &other);
+  Particles(Particles &&) = default;
+  Particles &operator=(Particles &&) = default;
 
-  // The species present, in flat-layout order. Adding a species: its class
-  // (with its kernel, species_kernel.hpp), a member above and a line in
-  // species().
+  // The species present (M > 0), in flat-layout order.
   std::vector<const ParticleSpecies *> species() const;
   std::vector<ParticleSpecies *> species();
+  // Every registered species, present or not.
+  std::vector<const ParticleSpecies *> registered() const;
+  // The species of class S (a test or a species' own code reaches its
+  // matrices by name through it); throws if none is registered.
+  template <class S> S &get() {
+    for (auto &s : species_)
+      if (auto *found = dynamic_cast<S *>(s.get())) return *found;
+    throw std::logic_error("Particles::get: no such species registered");
+  }
+  template <class S> const S &get() const { return const_cast<Particles *>(this)->get<S>(); }
 
-  bool has_mlp() const { return neurons.M > 0; }
-  long long token_dim() const { return heads.d; } // d: every species acts on tokens in R^d
+  long long slices() const { return species_.empty() ? 0 : species_.front()->L; } // L, every species alike
+  long long token_dim() const { return token_dim_; } // d: every species acts on tokens in R^d
   long long local_size() const;
-  // Where matrix `name` (Q, K, V, W1, W2) starts in the flat layout.
+  // Where matrix `name` starts in the flat layout.
   long long offset(const std::string &name) const;
+  // The present species' descriptions, for a run's header ("M=32 heads x
+  // L=8 slices, d_h=8 + MLP").
+  std::string describe() const;
 
   void pack(double *flat) const;
   void unpack(const double *flat);
+
+private:
+  std::vector<std::unique_ptr<ParticleSpecies>> species_;
+  long long token_dim_ = 0;
 };
 
-// The configured species, `heads` heads per slice: rank `rank` of `ranks`
-// owns its block of each (storage allocated, not drawn); with ranks = 0 no
-// rank owns any, the layout alone (to check a file against).
+// The registered species of the configured architecture, `heads` heads per
+// slice: rank `rank` of `ranks` owns its block of each (storage allocated,
+// not drawn); with ranks = 0 no rank owns any, the layout alone.
 Particles particle_layout(const ModelConfig &model, long long heads, int rank, int ranks);
 
 // This rank's particles of the configured architecture, `heads` heads per
@@ -185,3 +181,6 @@ Particles particle_layout(const ModelConfig &model, long long heads, int rank, i
 Particles make_particles(const Config &config, MPI_Comm comm, std::uint64_t seed, long long heads);
 
 } // namespace mft
+
+// In a species' own file its registration line is read by the build only.
+#define MFT_SPECIES(id, ntk_parts, help)
