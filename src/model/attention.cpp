@@ -71,7 +71,7 @@ AttentionKernel::AttentionKernel(long long N, long long n, const HeadParticles &
 
 std::unique_ptr<SpeciesKernel> HeadParticles::make_kernel(long long N, long long n, double scale,
                                                           const FieldOptions &options) const {
-  return std::make_unique<AttentionKernel>(N, n, *this, scale, make_score_map(options.attention, options.causal, options));
+  return std::make_unique<AttentionKernel>(N, n, *this, scale, make_score_map(options));
 }
 
 void AttentionKernel::particles_changed() {

@@ -9,7 +9,7 @@ namespace mft {
 DepthField::DepthField(MPI_Comm comm, long long N, long long n, const Particles &particles,
                        const FieldOptions &options)
     : comm_(comm), N_(N), n_(n), d_(particles.token_dim()), L_(particles.species().front()->L), particles_(particles),
-      norm_(make_token_norm(options.norm)) {
+      norm_(make_token_norm(options)) {
   const std::vector<const ParticleSpecies *> species = particles.species();
   // The mean over the species of each one's mean over its particles.
   const double share = 1.0 / static_cast<double>(species.size());

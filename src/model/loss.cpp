@@ -1,6 +1,6 @@
 #include "mft/model/loss.hpp"
 
-#include "mft/core/error.hpp"
+#include "mft/core/entry_table.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -8,36 +8,30 @@
 namespace mft {
 
 #undef MFT_LOSS
-#define MFT_LOSS(id, name, traits, help) std::unique_ptr<Loss> make_##id##_loss();
+#define MFT_LOSS(id, name, traits, help) std::unique_ptr<Loss> make_##id##_loss(const LossConfig &loss);
 #include "mft/registry/losses.inc"
 #undef MFT_LOSS
 
 namespace {
 
-using Factory = std::unique_ptr<Loss> (*)();
+using Factory = std::unique_ptr<Loss> (*)(const LossConfig &);
 
-const std::vector<std::pair<std::string, Factory>> &registry() {
-  static const std::vector<std::pair<std::string, Factory>> losses = {
+const EntryTable<Factory> &registry() {
+  static const EntryTable<Factory> losses("loss.kind", {
 #define MFT_LOSS(id, name, traits, help) {name, make_##id##_loss},
 #include "mft/registry/losses.inc"
 #undef MFT_LOSS
-  };
+                                                      });
   return losses;
 }
 
 } // namespace
 
-std::unique_ptr<Loss> make_loss(const std::string &name) {
-  for (const auto &[known, make] : registry())
-    if (known == name) {
-      std::unique_ptr<Loss> loss = make();
-      loss->name_ = name;
-      loss->classifies_ = has_trait(loss_entries(), name, kClassifies);
-      return loss;
-    }
-  std::vector<std::string> names;
-  for (const auto &entry : registry()) names.push_back(entry.first);
-  throw InputError(key_error("loss.kind", name, "must be one of " + comma_list(names)));
+std::unique_ptr<Loss> make_loss(const LossConfig &config) {
+  std::unique_ptr<Loss> loss = registry().find(config.kind)(config);
+  loss->name_ = config.kind;
+  loss->classifies_ = has_trait(loss_entries(), config.kind, kClassifies);
+  return loss;
 }
 
 double accuracy(const std::vector<double> &yhat, const std::vector<double> &y, long long N,

@@ -2,6 +2,7 @@
 // the build (cmake/registries.cmake).
 #include "mft/model/score_map.hpp"
 
+#include "mft/core/entry_table.hpp"
 #include "mft/core/error.hpp"
 
 #include <algorithm>
@@ -10,20 +11,20 @@
 namespace mft {
 
 #undef MFT_SCORE_MAP
-#define MFT_SCORE_MAP(name, help) std::unique_ptr<ScoreMap> make_##name##_score_map(bool causal, const ModelConfig &model);
+#define MFT_SCORE_MAP(name, help) std::unique_ptr<ScoreMap> make_##name##_score_map(const ModelConfig &model);
 #include "mft/registry/score_maps.inc"
 #undef MFT_SCORE_MAP
 
 namespace {
 
-using Factory = std::unique_ptr<ScoreMap> (*)(bool causal, const ModelConfig &model);
+using Factory = std::unique_ptr<ScoreMap> (*)(const ModelConfig &model);
 
-const std::vector<std::pair<std::string, Factory>> &registry() {
-  static const std::vector<std::pair<std::string, Factory>> maps = {
+const EntryTable<Factory> &registry() {
+  static const EntryTable<Factory> maps("model.attention", {
 #define MFT_SCORE_MAP(name, help) {#name, make_##name##_score_map},
 #include "mft/registry/score_maps.inc"
 #undef MFT_SCORE_MAP
-  };
+                                                          });
   return maps;
 }
 
@@ -47,16 +48,15 @@ void ScoreMap::probabilities(double *S, long long visible, long long rows, doubl
     for (long long r = 0; r < rows; ++r) S[b * rows + r] *= scale[r];
 }
 
-std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal, const ModelConfig &model) {
-  for (const auto &[known, make] : registry())
-    if (known == name) return make(causal, model);
-  throw InputError(key_error("model.attention", name, "must be one of " + comma_list(score_map_names())));
+std::unique_ptr<ScoreMap> make_score_map(const ModelConfig &model) { return registry().find(model.attention)(model); }
+
+std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal) {
+  ModelConfig model;
+  model.attention = name;
+  model.causal = causal;
+  return make_score_map(model);
 }
 
-std::vector<std::string> score_map_names() {
-  std::vector<std::string> names;
-  for (const auto &entry : registry()) names.push_back(entry.first);
-  return names;
-}
+std::vector<std::string> score_map_names() { return registry().names(); }
 
 } // namespace mft

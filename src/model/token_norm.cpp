@@ -2,39 +2,32 @@
 // the build (cmake/registries.cmake).
 #include "mft/model/token_norm.hpp"
 
-#include "mft/core/error.hpp"
+#include "mft/core/entry_table.hpp"
 
 #include <utility>
 
 namespace mft {
 
 #undef MFT_NORM
-#define MFT_NORM(name, help) std::unique_ptr<TokenNorm> make_##name##_norm();
+#define MFT_NORM(name, help) std::unique_ptr<TokenNorm> make_##name##_norm(const ModelConfig &model);
 #include "mft/registry/norms.inc"
 #undef MFT_NORM
 
 namespace {
 
-using Factory = std::unique_ptr<TokenNorm> (*)();
+using Factory = std::unique_ptr<TokenNorm> (*)(const ModelConfig &);
 
-const std::vector<std::pair<std::string, Factory>> &registry() {
-  static const std::vector<std::pair<std::string, Factory>> norms = {
+const EntryTable<Factory> &registry() {
+  static const EntryTable<Factory> norms("model.norm", {
 #define MFT_NORM(name, help) {#name, make_##name##_norm},
 #include "mft/registry/norms.inc"
 #undef MFT_NORM
-  };
+                                                       });
   return norms;
 }
 
 } // namespace
 
-std::unique_ptr<TokenNorm> make_token_norm(const std::string &name) {
-  std::vector<std::string> names;
-  for (const auto &[known, make] : registry()) {
-    if (known == name) return make();
-    names.push_back(known);
-  }
-  throw InputError(key_error("model.norm", name, "must be one of " + comma_list(names)));
-}
+std::unique_ptr<TokenNorm> make_token_norm(const ModelConfig &model) { return registry().find(model.norm)(model); }
 
 } // namespace mft

@@ -88,7 +88,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
                   ") do not have the sizes of the resolved configuration");
     // Tokens the token norm cannot take are refused here, on every rank
     // alike (a group's solve sees its block only).
-    if (const std::unique_ptr<TokenNorm> norm = make_token_norm(config.model.norm); !norm->identity())
+    if (const std::unique_ptr<TokenNorm> norm = make_token_norm(config.model); !norm->identity())
       for (const TokenData *set : {&problem.data, &problem.test_data}) {
         std::vector<double> X = set->tokens;
         norm->initial(X.data(), set->N * set->n, set->d);
@@ -112,7 +112,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
                   ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
     problem.depth_config = config.depth;
     problem.readout = make_readout(config);
-    problem.loss = make_loss(config.loss.kind);
+    problem.loss = make_loss(config.loss);
     if (problem.test_data.N > 0) {
       problem.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.test_data.N).count(),
                                                       problem.test_data.n, *problem.particles, problem.field_options);

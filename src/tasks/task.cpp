@@ -2,7 +2,7 @@
 // by the build (cmake/registries.cmake).
 #include "mft/tasks/task.hpp"
 
-#include "mft/core/error.hpp"
+#include "mft/core/entry_table.hpp"
 
 namespace mft {
 
@@ -13,16 +13,16 @@ namespace mft {
 
 namespace {
 
-const std::vector<std::pair<std::string, TaskEntry>> &registry() {
-  static const std::vector<std::pair<std::string, TaskEntry>> tasks = [] {
-    std::vector<std::pair<std::string, TaskEntry>> out = {
+const EntryTable<TaskEntry> &registry() {
+  static const EntryTable<TaskEntry> tasks = [] {
+    EntryTable<TaskEntry> out("data.task", {
 #define MFT_TASK(id, name, traits, help) {name, id##_task()},
 #include "mft/registry/data_tasks.inc"
 #undef MFT_TASK
-    };
+                                           });
     // A task drawn from streams (its trait, which the checks across keys
     // read) is one that draws its sequences one by one.
-    for (const auto &[name, entry] : out)
+    for (const auto &[name, entry] : out.entries())
       if (has_trait(task_entries(), name, kStreams) != (entry.sequences != nullptr))
         throw Error("data task " + name + ": its kStreams trait and its sequences function disagree");
     return out;
@@ -30,14 +30,7 @@ const std::vector<std::pair<std::string, TaskEntry>> &registry() {
   return tasks;
 }
 
-const TaskEntry &find(const std::string &task) {
-  std::vector<std::string> names;
-  for (const auto &[name, entry] : registry()) {
-    if (name == task) return entry;
-    names.push_back(name);
-  }
-  throw InputError(key_error("data.task", task, "must be one of " + comma_list(names)));
-}
+const TaskEntry &find(const std::string &task) { return registry().find(task); }
 
 } // namespace
 

@@ -2,7 +2,7 @@
 // the build (cmake/registries.cmake).
 #include "mft/train/optimizer.hpp"
 
-#include "mft/core/error.hpp"
+#include "mft/core/entry_table.hpp"
 
 #include <utility>
 
@@ -15,20 +15,16 @@ namespace mft {
 
 namespace {
 
-const std::vector<std::pair<std::string, OptimizerEntry>> &registry() {
-  static const std::vector<std::pair<std::string, OptimizerEntry>> table = {
+const EntryTable<OptimizerEntry> &registry() {
+  static const EntryTable<OptimizerEntry> table("train.method", {
 #define MFT_OPTIMIZER(name, traits, help) {#name, name##_optimizer()},
 #include "mft/registry/optimizers.inc"
 #undef MFT_OPTIMIZER
-  };
+                                                              });
   return table;
 }
 
-const OptimizerEntry &find(const std::string &method) {
-  for (const auto &[name, entry] : registry())
-    if (name == method) return entry;
-  throw InputError(key_error("train.method", method, "unknown optimiser"));
-}
+const OptimizerEntry &find(const std::string &method) { return registry().find(method); }
 
 } // namespace
 
@@ -40,11 +36,7 @@ void resolve_optimizer(TrainConfig &train) {
   if (const OptimizerEntry &entry = find(train.method); entry.resolve) entry.resolve(train);
 }
 
-std::vector<std::string> optimizer_names() {
-  std::vector<std::string> out;
-  for (const auto &entry : registry()) out.push_back(entry.first);
-  return out;
-}
+std::vector<std::string> optimizer_names() { return registry().names(); }
 
 OptimizerStateLayout optimizer_state_layout(const std::string &method) { return find(method).state; }
 

@@ -49,5 +49,7 @@ std::unique_ptr<Readout> make_readout(const Config &config);
 // line, its registration line (read by the build: cmake/registries.cmake)
 //   MFT_READOUT(NAME, TRAITS, "help for --help")
 // with TRAITS the ReadoutTrait flags of core/registry.hpp (0 for none), and
-// defines make_NAME_readout(d_out, coord, weights) in namespace mft.
+// a line MFT_KEY(key, type, default, check, "help") for each readout.KEY it
+// owns (a member of ReadoutConfig), and defines
+// make_NAME_readout(const Config &config) in namespace mft.
 #define MFT_READOUT(name, traits, help)

@@ -79,11 +79,11 @@ private:
   bool causal_;
 };
 
-// The score map named by model.attention, with or without the causal mask,
-// with its keys from `model` (the defaults when not given). InputError
-// naming the key for an unknown name.
-std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal,
-                                         const ModelConfig &model = ModelConfig{});
+// The score map named by model.attention, masked when model.causal, with its
+// keys from `model`. InputError naming the key for an unknown name.
+std::unique_ptr<ScoreMap> make_score_map(const ModelConfig &model);
+// The score map `name` with its keys at their defaults.
+std::unique_ptr<ScoreMap> make_score_map(const std::string &name, bool causal);
 
 // The names make_score_map knows, in registry order.
 std::vector<std::string> score_map_names();
@@ -95,5 +95,6 @@ std::vector<std::string> score_map_names();
 //   MFT_SCORE_MAP(NAME, "help for --help: the weights' formula")
 // a line MFT_KEY(key, type, default, check, "help") for each model.KEY it
 // owns (a member of ModelConfig), and defines
-// make_NAME_score_map(bool causal, const ModelConfig &model) in namespace mft.
+// make_NAME_score_map(const ModelConfig &model) in namespace mft (the mask:
+// model.causal).
 #define MFT_SCORE_MAP(name, help)

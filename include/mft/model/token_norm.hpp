@@ -11,6 +11,8 @@
 //
 // Each norm is one file of src/model/norms/, found there by the build (see
 // the end of this header).
+#include "mft/core/config.hpp"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,13 +44,16 @@ public:
   virtual double drift(const double *X, long long tokens, long long d) const = 0;
 };
 
-// The norm named by model.norm; InputError naming the key for an unknown name.
-std::unique_ptr<TokenNorm> make_token_norm(const std::string &name);
+// The norm named by model.norm, with its keys from `model`; InputError
+// naming the key for an unknown name.
+std::unique_ptr<TokenNorm> make_token_norm(const ModelConfig &model);
 
 } // namespace mft
 
 // A norm's file src/model/norms/NAME.cpp holds, at the start of a line, its
 // registration line (read by the build: cmake/registries.cmake)
 //   MFT_NORM(NAME, "help for --help")
-// and defines make_NAME_norm() in namespace mft.
+// a line MFT_KEY(key, type, default, check, "help") for each model.KEY it
+// owns (a member of ModelConfig), and defines
+// make_NAME_norm(const ModelConfig &model) in namespace mft.
 #define MFT_NORM(name, help)

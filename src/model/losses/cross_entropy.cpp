@@ -36,6 +36,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<Loss> make_cross_entropy_loss() { return std::make_unique<CrossEntropy>(); }
+std::unique_ptr<Loss> make_cross_entropy_loss(const LossConfig &) { return std::make_unique<CrossEntropy>(); }
 
 } // namespace mft

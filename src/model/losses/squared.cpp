@@ -28,6 +28,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<Loss> make_squared_loss() { return std::make_unique<Squared>(); }
+std::unique_ptr<Loss> make_squared_loss(const LossConfig &) { return std::make_unique<Squared>(); }
 
 } // namespace mft

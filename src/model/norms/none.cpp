@@ -20,6 +20,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<TokenNorm> make_none_norm() { return std::make_unique<NoNorm>(); }
+std::unique_ptr<TokenNorm> make_none_norm(const ModelConfig &) { return std::make_unique<NoNorm>(); }
 
 } // namespace mft

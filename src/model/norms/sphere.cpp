@@ -84,6 +84,6 @@ public:
 
 } // namespace
 
-std::unique_ptr<TokenNorm> make_sphere_norm() { return std::make_unique<Sphere>(); }
+std::unique_ptr<TokenNorm> make_sphere_norm(const ModelConfig &) { return std::make_unique<Sphere>(); }
 
 } // namespace mft

@@ -57,8 +57,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Readout> make_mean_readout(long long d_out, long long coord, std::vector<double> weights) {
-  return std::make_unique<Mean>(d_out, coord, std::move(weights));
+std::unique_ptr<Readout> make_mean_readout(const Config &config) {
+  return std::make_unique<Mean>(config.readout.dim, config.readout_coord(), config.readout_weights());
 }
 
 } // namespace mft

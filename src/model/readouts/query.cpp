@@ -39,8 +39,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Readout> make_query_readout(long long d_out, long long coord, std::vector<double> weights) {
-  return std::make_unique<Query>(d_out, coord, std::move(weights));
+std::unique_ptr<Readout> make_query_readout(const Config &config) {
+  return std::make_unique<Query>(config.readout.dim, config.readout_coord(), config.readout_weights());
 }
 
 } // namespace mft

@@ -32,6 +32,6 @@ public:
 
 MFT_SCORE_MAP(linear, "a / number of tokens seen (no normalisation)")
 
-std::unique_ptr<ScoreMap> make_linear_score_map(bool causal, const ModelConfig &) { return std::make_unique<Linear>(causal); }
+std::unique_ptr<ScoreMap> make_linear_score_map(const ModelConfig &model) { return std::make_unique<Linear>(model.causal); }
 
 } // namespace mft

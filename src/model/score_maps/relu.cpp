@@ -39,6 +39,6 @@ public:
 
 MFT_SCORE_MAP(relu, "max(a, 0) / number of tokens seen")
 
-std::unique_ptr<ScoreMap> make_relu_score_map(bool causal, const ModelConfig &) { return std::make_unique<Relu>(causal); }
+std::unique_ptr<ScoreMap> make_relu_score_map(const ModelConfig &model) { return std::make_unique<Relu>(model.causal); }
 
 } // namespace mft

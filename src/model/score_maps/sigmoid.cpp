@@ -42,6 +42,6 @@ public:
 
 MFT_SCORE_MAP(sigmoid, "sigma(a - log m) = 1 / (1 + m exp(-a)), m the number of tokens seen, each weight on its own")
 
-std::unique_ptr<ScoreMap> make_sigmoid_score_map(bool causal, const ModelConfig &) { return std::make_unique<Sigmoid>(causal); }
+std::unique_ptr<ScoreMap> make_sigmoid_score_map(const ModelConfig &model) { return std::make_unique<Sigmoid>(model.causal); }
 
 } // namespace mft

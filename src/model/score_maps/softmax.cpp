@@ -77,6 +77,6 @@ public:
 
 MFT_SCORE_MAP(softmax, "exp(a) / sum of exp(a) over the tokens seen")
 
-std::unique_ptr<ScoreMap> make_softmax_score_map(bool causal, const ModelConfig &) { return std::make_unique<Softmax>(causal); }
+std::unique_ptr<ScoreMap> make_softmax_score_map(const ModelConfig &model) { return std::make_unique<Softmax>(model.causal); }
 
 } // namespace mft
