@@ -402,6 +402,11 @@ const std::vector<Key> &key_table() {
       add_key("output.history_every", &C::output, &OutputConfig::history_every, {positive},
            "a /history row (R on all N sequences, held-out measures) every this many steps, and "
            "at the first, the last and a stop step").added_to_format(),
+      add_key("output.token_spread", &C::output, &OutputConfig::token_spread, {parse_bool},
+              "mft train: true adds /history/token_spread, the training tokens' spread at s = 1 over their "
+              "spread at s = 0 (one forward solve per row); a restart may turn it on (earlier rows NaN)")
+          .restartable()
+          .added_to_format(),
       add_key("output.overwrite", &C::output, &OutputConfig::overwrite, {parse_bool},
            "true: replace an existing output.file; false: refuse it").restartable(),
       add_key("output.log", &C::output, &OutputConfig::log, {any_text},

@@ -1,5 +1,9 @@
 #include "mft/runs/history_columns.hpp"
 
+#include "mft/core/error.hpp"
+#include "mft/model/token_norm.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -24,6 +28,44 @@ const NtkSpectrum &HistoryInputs::kernel() {
   return *kernel_;
 }
 
+namespace {
+
+// sum_a |x_a - xbar|^2 of each of `count` sequences of n tokens in R^d.
+std::vector<double> spreads(const double *X, long long count, long long n, long long d) {
+  std::vector<double> out(static_cast<size_t>(count), 0.0), mean(static_cast<size_t>(d));
+  for (long long i = 0; i < count; ++i) {
+    const double *x = X + i * n * d;
+    std::fill(mean.begin(), mean.end(), 0.0);
+    for (long long a = 0; a < n; ++a)
+      for (long long k = 0; k < d; ++k) mean[k] += x[a * d + k] / static_cast<double>(n);
+    for (long long a = 0; a < n; ++a)
+      for (long long k = 0; k < d; ++k) out[i] += (x[a * d + k] - mean[k]) * (x[a * d + k] - mean[k]);
+  }
+  return out;
+}
+
+} // namespace
+
+double HistoryInputs::token_spread() {
+  if (!token_spread_) {
+    const TokenData block = problem_.block_of(problem_.data);
+    std::vector<double> X0 = block.tokens, X1(block.tokens.size());
+    collectively(problem_.grid->world(), [&] { problem_.solver->solve(block.tokens.data(), X1.data()); });
+    make_token_norm(config_.model)->initial(X0.data(), block.N * block.n, block.d);
+    // Each group's sequences gathered in order, then summed in order: the
+    // same number on any rank count.
+    const std::vector<double> end = spreads(X1.data(), block.N, block.n, block.d);
+    const std::vector<double> start = spreads(X0.data(), block.N, block.n, block.d);
+    std::vector<double> both(static_cast<size_t>(2 * block.N));
+    for (long long i = 0; i < block.N; ++i) both[2 * i] = end[i], both[2 * i + 1] = start[i];
+    const std::vector<double> all = problem_.grid->gather_rows(both, problem_.data.N, 2);
+    double at_end = 0.0, at_start = 0.0;
+    for (long long i = 0; i < problem_.data.N; ++i) at_end += all[2 * i], at_start += all[2 * i + 1];
+    token_spread_ = at_end / at_start;
+  }
+  return *token_spread_;
+}
+
 const std::vector<HistoryColumn> &history_columns() {
   using In = HistoryInputs;
   static const std::vector<HistoryColumn> table = {
@@ -31,7 +73,7 @@ const std::vector<HistoryColumn> &history_columns() {
        "output.history_every steps, one for the last step and one for a stop step", "step", 9, "%9.0f", true,
        [](In &r) { return static_cast<double>(r.step); }},
       {"tau", nullptr, "", "its training time tau = step x train.dtau", "tau", 12, "%12.6g", true,
-       [](In &r) { return r.tau; }},
+       [](In &r) { return r.tau; }, [](double step, double dtau) { return step * dtau; }},
       {"risk", nullptr, "", "R on the N sequences of /data/tokens at the row's particles (with data.online a "
        "fixed evaluation set the steps never train on)", "R", 16, "%16.9e", true,
        [](In &r) { return r.state.risk; }},
@@ -55,6 +97,10 @@ const std::vector<HistoryColumn> &history_columns() {
       {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
        "the largest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
        [](In &r) { return r.kernel_due() ? r.kernel().lambda_max() : std::nan(""); }},
+      {"token_spread", [](const HistoryShape &s) { return s.token_spread; }, "output.token_spread",
+       "the training tokens' spread at s = 1 over their spread at s = 0 (after the token norm), "
+       "sum_i sum_a |x_ia - xbar_i|^2 at each end with xbar_i sequence i's mean token: below 1 the tokens "
+       "cluster through depth", "spread", 10, "%10.4f", true, [](In &r) { return r.token_spread(); }},
       {"wall_time", nullptr, "", "seconds since the run's first start (continued over restarts)", "", 0, "", true,
        [](In &r) { return r.wall_time; }},
   };

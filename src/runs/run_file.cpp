@@ -297,15 +297,15 @@ void RunFile::add_missing_columns(const HistoryShape &shape, hsize_t rows, doubl
   for (const HistoryColumn *c : history_columns_of(shape))
     if (!history_.count(c->name)) added.push_back(c);
   if (added.empty()) return;
-  // The past rows' values: tau is step x dtau, as training computes it;
-  // nothing else of a past row can be known now.
+  // The past rows' values, where the column can compute them (tau: step x
+  // dtau), NaN where nothing of a past row can be known now.
   std::vector<double> steps(rows), past(rows);
   if (rows > 0) h5::read_block(history_["step"], {0}, {rows}, H5T_NATIVE_DOUBLE, steps.data());
   const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
   for (const HistoryColumn *c : added) {
     const std::string name = c->name;
     for (hsize_t i = 0; i < rows; ++i)
-      past[i] = name == "tau" ? steps[i] * dtau : std::numeric_limits<double>::quiet_NaN();
+      past[i] = c->past ? c->past(steps[i], dtau) : std::numeric_limits<double>::quiet_NaN();
     history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
     h5::set_rows(history_[name], rows);
     h5::write_block(history_[name], {0}, {mine}, H5T_NATIVE_DOUBLE, past.data());

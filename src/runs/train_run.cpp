@@ -359,7 +359,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
                               snapshot_of_step(point.step));
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,
-                           config.ntk.every > 0};
+                           config.ntk.every > 0, config.output.token_spread};
   const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
   print_header(header, config, problem, restart, point, start.from, rank == 0 && restart.empty(), memory, output,

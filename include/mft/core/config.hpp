@@ -129,6 +129,7 @@ struct OutputConfig {
   long long history_every = 1;   // a /history row every this many steps (and first, last, stop)
   bool overwrite = false;        // replace an existing file (else refuse it)
   std::string log;               // mft train's progress as JSON lines ("": none)
+  bool token_spread = false;     // /history/token_spread: the tokens' spread through depth
 };
 
 struct ParallelConfig {

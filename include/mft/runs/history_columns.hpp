@@ -29,6 +29,7 @@ struct HistoryShape {
   bool minibatches = false; // steps on minibatches (or online data): the batch's risk
   bool held_out = false;    // held-out sequences: their risk (and accuracy)
   bool ntk = false;         // ntk.every > 0: K_V's extreme eigenvalues
+  bool token_spread = false; // output.token_spread: the tokens' spread through depth
 };
 
 // What a row's values are computed from: the step, its particles' state
@@ -48,6 +49,10 @@ public:
   bool kernel_due() const { return config_.ntk.every > 0 && step % config_.ntk.every == 0; }
   // K_V at the row's particles (its extremes printed once as it is made).
   const NtkSpectrum &kernel();
+  // The training tokens' spread at s = 1 over their spread at s = 0 (after
+  // the token norm): sum_i sum_a |x_ia - xbar_i|^2 at each end, xbar_i the
+  // mean token of sequence i; below 1 the tokens cluster through depth.
+  double token_spread();
 
 private:
   Problem &problem_;
@@ -55,6 +60,7 @@ private:
   std::ostream *out_;
   std::optional<Measure> held_out_;
   std::optional<NtkSpectrum> kernel_;
+  std::optional<double> token_spread_;
 };
 
 struct HistoryColumn {
@@ -70,6 +76,10 @@ struct HistoryColumn {
   const char *format;
   bool logged; // in the JSON log's row events
   double (*value)(HistoryInputs &); // its value at a row (NaN: none at this row)
+  // Its value at a row written before the column existed (a restart of an
+  // older file adds the column), from that row's step and train.dtau; null:
+  // it cannot be known now (NaN).
+  double (*past)(double step, double dtau) = nullptr;
 };
 
 // Every column, in the order of the file and the progress line; `step`
