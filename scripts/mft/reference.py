@@ -1,20 +1,23 @@
 """An independent NumPy implementation of mft's model (MODEL.md §3-4, §10):
-the attention (and MLP) field of a depth slice with any score map of
-SCORE_MAPS and an optional causal mask, the explicit Runge-Kutta scheme in depth with
+the field of a depth slice, the mean over the particle species of SPECIES
+(the heads' attention with any score map of SCORE_MAPS and an optional
+causal mask, the MLP's neurons), the explicit Runge-Kutta scheme in depth with
 fixed steps 1/(L k), the scalar or vector readouts, the squared or
 cross-entropy risk and the accuracy.
 
 Configuration keys are read from a run's /config ({'section.key': value});
 keys that older files lack take their defaults: model.attention softmax,
-model.causal false, readout.dim 1, readout.coord d - d_out, loss.kind squared.
+model.causal false, model.heads 16, model.mlp_particles 0, readout.dim 1,
+readout.coord d - d_out, loss.kind squared.
 
-Each table of formulas (SCORE_MAPS, ACTIVATIONS, NORMS, READOUTS, LOSSES)
-maps a name to a factory entry(config) -> the entry's formulas, bound to
-the configuration as mft's registries bind theirs: an entry reads its own
-keys with their defaults, so one that owns a key is still one entry and
-its callers do not change. Callers look entries up through one function per
-table (score_map, activation, token_norm, readout, loss_function), never by
-indexing it.
+Each table of formulas (SCORE_MAPS, ACTIVATIONS, NORMS, READOUTS, LOSSES,
+SPECIES) maps a name to a factory entry(config) -> the entry's formulas,
+bound to the configuration as mft's registries bind theirs: an entry reads
+its own keys with their defaults, so one that owns a key is still one entry
+and its callers do not change. Callers look entries up through one function
+per table (score_map, activation, token_norm, readout, loss_function;
+particle_species, by the particles rather than by a key), never by indexing
+it.
 
 It shares no code with the C++ solver; scripts use it to check numbers in a
 run file from the file alone.
@@ -174,24 +177,6 @@ def activation(config):
     return _entry(ACTIVATIONS, "model.activation", "relu", config)
 
 
-def has_mlp(particles):
-    """Whether the particles have the MLP's: neurons beside the heads."""
-    return "W1" in particles and particles["W1"].shape[1] > 0
-
-
-def mlp_activation(config, particles):
-    """The MLP's Activation, or None for particles without the MLP (whose
-    runs never read model.activation)."""
-    return activation(config) if has_mlp(particles) else None
-
-
-def kinked(config):
-    """Whether R has kinks in theta, where finite differences may cross
-    them: those of the score map, or of the MLP's activation."""
-    mlp = int(config.get("model.mlp_particles", 0)) > 0
-    return score_map(config).kinked or (mlp and activation(config).kinked)
-
-
 # --- the field of a depth slice ------------------------------------------
 
 def attention_field(X, Q, K, V, attention):
@@ -211,13 +196,88 @@ def mlp_field(X, W1, W2, act):
     return np.einsum("mkf,imnf->ink", W2, act.value(z)) / W1.shape[0]
 
 
-def field(X, particles, l, attention, act=None):
-    """The velocity F_l(X) of slice l: attention, averaged with the MLP when
-    present (act: its Activation)."""
-    F = attention_field(X, particles["Q"][l], particles["K"][l], particles["V"][l], attention)
-    if has_mlp(particles):
-        F = 0.5 * (F + mlp_field(X, particles["W1"][l], particles["W2"][l], act))
-    return F
+class Species(NamedTuple):
+    """A particle species of mft (its ParticleSpecies): name, the `species`
+    attribute of its datasets; matrices, the names of its particle datasets
+    in mft's order, each (L, M, rows, cols); field(X, mats) -> F, the
+    species' mean over its particles of slice l for X (N, n, d), mats its
+    matrices' slices (M, rows, cols) in that order; field_jvp(X, dX, mats,
+    dmats) -> (F, dF), with the derivative along (dX, dmats); count, its
+    particles per slice as the configuration sets them (0: the run has
+    none); kinked: whether its field has kinks in theta."""
+    name: str
+    matrices: tuple
+    field: Callable
+    field_jvp: Callable
+    count: int = 0
+    kinked: bool = False
+
+
+def _heads(config):
+    att = attention(config)
+    return Species("heads", ("Q", "K", "V"),
+                   lambda X, m: attention_field(X, *m, att),
+                   lambda X, dX, m, dm: attention_field_jvp(X, dX, *m, *dm, att),
+                   count=int(config.get("model.heads", 16)), kinked=att.score_map.kinked)
+
+
+def _neurons(config):
+    act = activation(config)
+    return Species("neurons", ("W1", "W2"),
+                   lambda X, m: mlp_field(X, *m, act),
+                   lambda X, dX, m, dm: mlp_field_jvp(X, dX, *m, *dm, act),
+                   count=int(config.get("model.mlp_particles", 0)), kinked=act.kinked)
+
+
+# One entry per particle species of mft, in the order of its Particles::species
+# (the order in which the species' fields are summed): name -> entry(config) -> Species.
+SPECIES = {"heads": _heads, "neurons": _neurons}
+
+
+def particle_species(config, particles):
+    """The entries of SPECIES that the particles ({dataset name: (L, M,
+    rows, cols)}) hold, bound to the configuration, in the table's order: a
+    species is held when every one of its matrices is there with M > 0."""
+    held = []
+    for entry in SPECIES.values():
+        s = entry(config)
+        if all(m in particles and np.shape(particles[m])[1] > 0 for m in s.matrices):
+            held.append(s)
+    if not held:
+        raise ValueError(f"the particles ({', '.join(particles) or 'none'}) hold no species of the "
+                         f"reference ({', '.join(SPECIES)})")
+    return held
+
+
+def slices(species, particles):
+    """L, the depth slices of the particles (any species' first axis)."""
+    return particles[species[0].matrices[0]].shape[0]
+
+
+def kinked(config):
+    """Whether R has kinks in theta, where finite differences may cross
+    them: those of a species the configuration gives particles (the score
+    map's, the MLP's activation)."""
+    return any(s.kinked for s in (entry(config) for entry in SPECIES.values()) if s.count > 0)
+
+
+def _species_mean(parts):
+    """The mean of the species' fields, summed in the table's order and
+    scaled by 1/S as mft's share (a lone species' field as it is)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total if len(parts) == 1 else (1.0 / len(parts)) * total
+
+
+def _slice_of(particles, s, l):
+    return [particles[m][l] for m in s.matrices]
+
+
+def field(X, particles, l, species):
+    """The velocity F_l(X) of slice l: the mean over the species (a list of
+    Species, from particle_species) of each one's field."""
+    return _species_mean([s.field(X, _slice_of(particles, s, l)) for s in species])
 
 
 def _rowdot(a, b):
@@ -286,13 +346,13 @@ def integrate(states, L, config, rhs):
 def forward(X0, particles, config):
     """X(1) by the explicit RK scheme, k steps of 1/(L k) per slice, from
     X(0), the data's tokens X0 under the token norm."""
-    att, act, norm = attention(config), mlp_activation(config, particles), token_norm(config)
+    species, norm = particle_species(config, particles), token_norm(config)
 
     def velocity(l, Y):
-        F = field(Y[0], particles, l, att, act)
+        F = field(Y[0], particles, l, species)
         return (norm.project_jvp(Y[0], Y[0], F, F)[0],)
 
-    (X,) = integrate((norm.initial(np.asarray(X0, dtype=float)),), particles["Q"].shape[0], config, velocity)
+    (X,) = integrate((norm.initial(np.asarray(X0, dtype=float)),), slices(species, particles), config, velocity)
     return X
 
 
@@ -468,23 +528,22 @@ def mlp_field_jvp(X, dX, W1, W2, dW1, dW2, act):
     return F, dF
 
 
-def field_jvp(X, dX, particles, direction, l, attention, act, norm):
-    p, u = particles, direction
-    F, dF = attention_field_jvp(X, dX, p["Q"][l], p["K"][l], p["V"][l], u["Q"][l], u["K"][l], u["V"][l],
-                                attention)
-    if has_mlp(p):
-        G, dG = mlp_field_jvp(X, dX, p["W1"][l], p["W2"][l], u["W1"][l], u["W2"][l], act)
-        F, dF = 0.5 * (F + G), 0.5 * (dF + dG)
+def field_jvp(X, dX, particles, direction, l, species, norm):
+    """(Pi F_l, d(Pi F_l)) along (dX, the direction's slice l): the mean
+    over the species of their fields and derivatives, under the token norm."""
+    parts = [s.field_jvp(X, dX, _slice_of(particles, s, l), _slice_of(direction, s, l)) for s in species]
+    F = _species_mean([F for F, _ in parts])
+    dF = _species_mean([dF for _, dF in parts])
     return norm.project_jvp(X, dX, F, dF)
 
 
 def directional_derivative(X0, targets, particles, config, direction):
     """(R, dR/dtheta . u) for the direction u (a dict like the particles),
     by forward-mode differentiation through the same RK scheme."""
-    att, act, norm = attention(config), mlp_activation(config, particles), token_norm(config)
+    species, norm = particle_species(config, particles), token_norm(config)
     X0 = norm.initial(np.asarray(X0, dtype=float))  # the tokens do not move with theta
-    X, dX = integrate((X0, np.zeros_like(X0)), particles["Q"].shape[0], config,
-                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, att, act, norm))
+    X, dX = integrate((X0, np.zeros_like(X0)), slices(species, particles), config,
+                      lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, species, norm))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
     y = as_targets(targets, yhat.shape[1])
     slope = loss_function(config).slope(yhat, y) / y.shape[0]

@@ -6,7 +6,8 @@ scripts that call it), and scripts/collect_sweep.py; with them the tests of
 damaged run files and hostile sweep tables (damaged_inputs.py), of the
 token geometry along depth (token_geometry.py), of the readers of /forward
 and /ntk (forward_ntk.py), of many runs at once (many_runs.py) and of the
-reference's tables and the species of a file (reference_entries.py).
+reference's tables, its particle species and the species of a file
+(reference_entries.py).
 
   python3 tests/python/test_package.py [-v]
 """
@@ -42,7 +43,7 @@ from forward_ntk import ForwardAndNtkFiles, OutputsOnWrittenFiles  # noqa: E402,
 # Many runs as one Dataset, their labels, compare_runs' exact zero.
 from many_runs import FourRuns, RunsOnWrittenFiles  # noqa: E402, F401
 # The reference's tables bound to the configuration; species from the file.
-from reference_entries import ReferenceEntries, SpeciesFromAttributes  # noqa: E402, F401
+from reference_entries import ReferenceEntries, ReferenceSpecies, SpeciesFromAttributes  # noqa: E402, F401
 
 
 class Package(unittest.TestCase):
