@@ -29,9 +29,10 @@ only; the forward-mode derivative (1e-10) decides.
 At the particles of snapshot 0 it also recomputes, with the reference:
 R of the training data against /history/risk[0] (relative 1e-10), the
 training accuracy against /history/accuracy[0] when the file has it (exact),
-and, when the file holds held-out data (/data/test_tokens), R and accuracy
+when the file holds held-out data (/data/test_tokens), R and accuracy
 of that data against /history/test_risk[0] (relative 1e-10) and
-/history/test_accuracy[0] (exact).
+/history/test_accuracy[0] (exact), and, when the file has it, the tokens'
+spread through depth against /history/token_spread[0] (relative 1e-10).
 
 Minibatches and Langevin noise are random: those runs are refused.
 
@@ -248,6 +249,8 @@ def main():
             ok &= compare_risk("test R(theta_0)", Rt, hist, "test_risk")
             if "test_accuracy" in hist or ref.classifies(cfg):
                 ok &= compare_accuracy("test accuracy(theta_0)", acct, hist, "test_accuracy")
+        if "token_spread" in hist:
+            ok &= compare_risk("token spread(theta_0)", ref.token_spread(X0, th0, cfg), hist, "token_spread")
 
     for label, grad, theta in steps:
         print(f"{label}: the gradient at its particles")

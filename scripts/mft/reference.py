@@ -356,6 +356,17 @@ def forward(X0, particles, config):
     return X
 
 
+def token_spread(X0, particles, config):
+    """The tokens' spread at s = 1 over their spread at s = 0 (after the
+    token norm): sum_i sum_a |x_ia - xbar_i|^2 at each end, xbar_i the mean
+    token of sequence i (mft's /history/token_spread)."""
+    def spread(X):
+        return float(np.sum((X - X.mean(axis=1, keepdims=True)) ** 2))
+
+    start = token_norm(config).initial(np.asarray(X0, dtype=float))
+    return spread(forward(X0, particles, config)) / spread(start)
+
+
 # --- readouts, losses and the risk ---------------------------------------
 
 class Readout(NamedTuple):

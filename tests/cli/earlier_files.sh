@@ -64,4 +64,21 @@ columns = columns.decode() if isinstance(columns, bytes) else columns
 assert columns.split(",")[-3:] == ["tau", "objective", "wall_time"], columns
 print("added columns: tau = step x dtau, objective and wall_time NaN before the restart; /history.columns:", columns)
 PY
+
+# A restart that asks for a column the file never had (the tokens' spread):
+# NaN before, measured after, the risks unchanged.
+cp "$DATA/adam.h5" spread.h5
+mft_run 2 train --restart spread.h5 --train.steps 20 --output.token_spread true
+[ "$status" -eq 0 ] || { fail "restart with output.token_spread: exit $status"; cat err.txt; }
+compare spread.h5 adam || fail "the restart with output.token_spread continued differently"
+"$PYTHON" - <<'PY' || fail "the added token_spread column"
+import math
+import h5py
+h = h5py.File("spread.h5", "r")["history"]
+step, spread = h["step"][:], h["token_spread"][:]
+past = step <= 10
+assert all(math.isnan(v) for v in spread[past]), f"past rows {spread[past]}"
+assert all(0 < v < 100 for v in spread[~past]), f"measured rows {spread[~past]}"
+print("token_spread added by the restart: NaN before, measured after:", spread[~past])
+PY
 finish

@@ -6,12 +6,14 @@
 # update (scripts/check_gradient_step.py: the reference must know the
 # entry's formula, or the check fails naming it), the two rank counts agree
 # to reduction rounding, and a run stopped halfway and continued with
-# --restart is bit-identical to the straight run on both. A new entry is
+# --restart is bit-identical to the straight run on both (the tokens' spread
+# through depth recomputed too). A new entry is
 # tested here without a line of this file naming it.
 source "$(dirname "$0")/common.sh"
 
 small=(--model.d 4 --model.head_dim 3 --model.heads 5 --model.slices 3 --data.task teacher --data.sequences 8
-       --data.tokens 6 --init.sigma_qk 0.3 --train.dtau 0.05 --train.lambda 0.05 --output.snapshot_every 1)
+       --data.tokens 6 --init.sigma_qk 0.3 --train.dtau 0.05 --train.lambda 0.05 --output.snapshot_every 1
+       --output.token_spread true)
 
 # entry NAME CHECKED ARGS...: 4 steps of NAME's run on 1 and 3 ranks; the
 # first CHECKED steps against the reference; the ranks' agreement; the restart.

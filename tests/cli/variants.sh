@@ -10,9 +10,9 @@ source "$(dirname "$0")/common.sh"
 small=(--model.d 4 --model.head_dim 3 --model.heads 5 --model.slices 3 --data.sequences 8
        --data.tokens 6 --train.steps 1 --train.ts_type euler --data.test_sequences 5)
 cases=(
-  "relu-causal-2:3:--model.attention relu --model.causal true --readout.dim 2 --init.sigma_qk 0.3"
-  "relu-causal-2-one-rank:1:--model.attention relu --model.causal true --readout.dim 2 --init.sigma_qk 0.3"
-  "causal-mean-ce:2:--model.causal true --readout.kind mean --readout.dim 3 --loss.kind cross-entropy --data.task teacher --model.mlp_particles 3 --model.mlp_width 4"
+  "relu-causal-2:3:--model.attention relu --model.causal true --readout.dim 2 --init.sigma_qk 0.3 --output.token_spread true"
+  "relu-causal-2-one-rank:1:--model.attention relu --model.causal true --readout.dim 2 --init.sigma_qk 0.3 --output.token_spread true"
+  "causal-mean-ce:2:--model.causal true --readout.kind mean --readout.dim 3 --loss.kind cross-entropy --data.task teacher --model.mlp_particles 3 --model.mlp_width 4 --output.token_spread true"
   "relu-query-3-gaussian:3:--model.attention relu --readout.dim 3 --data.task gaussian --init.sigma_qk 0.3 --train.lambda 0.1"
 )
 for case in "${cases[@]}"; do
@@ -36,7 +36,7 @@ for k in ("Q", "K", "V"):
     x, y = a["particles"][k][...], b["particles"][k][...]
     rel = np.abs(x - y).max() / np.abs(y).max()
     assert rel < 1e-12, f"/particles/{k}: relative {rel:.1e}"
-for k in ("risk", "test_risk"):
+for k in ("risk", "test_risk", "token_spread"):
     x, y = a["history"][k][...], b["history"][k][...]
     assert np.allclose(x, y, rtol=1e-12, atol=0), f"/history/{k}: {x} vs {y}"
 assert a["data/targets"].shape == (8, 2) and a["data/test_targets"].shape == (5, 2)
