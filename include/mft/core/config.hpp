@@ -63,7 +63,7 @@ struct InitConfig {
   double sigma_qk = 0.5;
   double sigma_v = 1.0;
   double sigma_w1 = 0.5; // the neurons' first matrix
-  double sigma_w2 = 0.5; // MLP W2 entries
+  double sigma_w2 = 0.5; // the neurons' second matrix
   std::string file;       // the particles of a snapshot of this file instead of drawn ones ("": drawn)
   long long snapshot = -1; // its row of /particles; negative: from the end (stored resolved)
 };
