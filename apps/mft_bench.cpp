@@ -195,7 +195,8 @@ int main(int argc, char **argv) {
 
   long long N, n, d, dh, M, L, k, repeat, train_steps, groups;
   std::string rk, attention, causal;
-  po::options_description desc("mft-bench options (defaults: the reference size)");
+  po::options_description desc("mft-bench options (defaults: the reference size; any configuration key may "
+                               "follow as --KEY VALUE, e.g. --init.sigma_v 0.3)");
   desc.add_options()("help", "this help")                                      //
       ("N", po::value(&N)->default_value(256), "sequences")                    //
       ("n", po::value(&n)->default_value(16), "tokens per sequence")           //
@@ -217,9 +218,12 @@ int main(int argc, char **argv) {
       ("comm", "time MPI_Allreduce from 8 B to 32 MiB and fit alpha + beta m, nothing else") //
       ("json", "print one JSON object instead of the table");
   po::variables_map vm;
+  std::vector<std::string> keys; // any configuration key beside them: --KEY VALUE
   try {
-    po::store(po::command_line_parser(split.mft).options(desc).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(split.mft).options(desc).allow_unregistered().run();
+    po::store(parsed, vm);
     po::notify(vm);
+    keys = po::collect_unrecognized(parsed.options, po::include_positional);
   } catch (const po::error &e) {
     if (rank == 0) std::cerr << "mft-bench: error: " << e.what() << "\n";
     return 2;
@@ -232,15 +236,24 @@ int main(int argc, char **argv) {
   if (vm.count("comm")) return mft::bench::run_comm_bench(MPI_COMM_WORLD, json);
 
   try {
-    mft::Config config = mft::parse_config(
-        {"--model.d", std::to_string(d), "--model.head_dim", std::to_string(dh), "--model.heads",
-         std::to_string(M), "--model.slices", std::to_string(L), "--depth.rk_type", rk,
-         "--depth.steps_per_slice", std::to_string(k), "--data.task", "gaussian",
-         "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n),
-         "--model.attention", attention, "--model.causal", causal,
-         "--parallel.sequence_groups", std::to_string(groups),
-         // unbounded weights grow like |x|^3 in depth: scores small enough to stay finite
-         "--init.sigma_qk", mft::make_score_map(attention, false)->bounded() ? "0.5" : "0.2"});
+    std::vector<std::string> args = {
+        "--model.d", std::to_string(d), "--model.head_dim", std::to_string(dh), "--model.heads",
+        std::to_string(M), "--model.slices", std::to_string(L), "--depth.rk_type", rk,
+        "--depth.steps_per_slice", std::to_string(k), "--data.task", "gaussian",
+        "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n),
+        "--model.attention", attention, "--model.causal", causal,
+        "--parallel.sequence_groups", std::to_string(groups)};
+    for (const std::string &key : keys)
+      if (std::find(args.begin(), args.end(), key) != args.end())
+        throw mft::InputError("mft-bench: " + key + " is set by mft-bench's own option (see --help)");
+    args.insert(args.end(), keys.begin(), keys.end());
+    mft::Config config = mft::parse_config(args);
+    // Unbounded weights grow like |x|^3 in depth: scores smaller than the
+    // default scale's keep the flow finite, unless the scale is given.
+    if (!mft::make_score_map(attention, false)->bounded() && config.init.sigma_qk == mft::kScaledWithSizes) {
+      mft::resolve_initial_scales(config);
+      config.init.sigma_qk *= 0.4;
+    }
     mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
     // This sequence group's block of the data (all of it on one group).
     const mft::TokenData data = problem.block_of(problem.data);

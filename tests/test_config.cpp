@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -47,6 +48,34 @@ TEST(Config, Defaults) {
   const auto w = c.readout_weights();
   ASSERT_EQ(w.size(), 8u);
   EXPECT_EQ(w[7], 1.0);
+}
+
+// The initial scales: auto until resolved, then the species' values for the
+// sizes (MODEL.md §9), those of d = d_h = d_f = 8 unchanged; a given value
+// (0 included) stays, and "auto" may be given too.
+TEST(Config, InitialScalesFollowTheSizes) {
+  const mft::Config eight = mft::resolve_config(MPI_COMM_WORLD, mft::parse_config({}), mft::Job::Forward);
+  EXPECT_EQ(eight.init.sigma_qk, 0.5);
+  EXPECT_EQ(eight.init.sigma_v, 1.0);
+  EXPECT_EQ(eight.init.sigma_w1, 0.5);
+  EXPECT_EQ(eight.init.sigma_w2, 0.5);
+  const mft::Config wide = mft::resolve_config(
+      MPI_COMM_WORLD,
+      mft::parse_config({"--model.d", "32", "--model.head_dim", "16", "--model.mlp_width", "2",
+                         "--model.mlp_particles", "3", "--init.sigma_w1", "auto"}),
+      mft::Job::Forward);
+  EXPECT_DOUBLE_EQ(wide.init.sigma_qk, 0.5 * std::sqrt(8.0 / 32) * std::pow(8.0 / 16, 0.25));
+  EXPECT_DOUBLE_EQ(wide.init.sigma_v, std::sqrt(8.0 / 32));
+  EXPECT_DOUBLE_EQ(wide.init.sigma_w1, 0.5 * std::sqrt(8.0 / 32));
+  EXPECT_DOUBLE_EQ(wide.init.sigma_w2, 0.5 * std::sqrt(8.0 / 2));
+  const mft::Config given = mft::resolve_config(
+      MPI_COMM_WORLD, mft::parse_config({"--model.d", "32", "--init.sigma_qk", "0.3", "--init.sigma_v", "0"}),
+      mft::Job::Forward);
+  EXPECT_EQ(given.init.sigma_qk, 0.3);
+  EXPECT_EQ(given.init.sigma_v, 0.0);
+  EXPECT_EQ(mft::default_text("init.sigma_qk"), "auto");
+  EXPECT_NE(error_of({"--init.sigma_v", "-1"}).find("init.sigma_v = -1"), std::string::npos);
+  EXPECT_NE(error_of({"--init.sigma_qk", "automatic"}).find("init.sigma_qk = automatic"), std::string::npos);
 }
 
 TEST(Config, CommandLineOverridesIniFile) {

@@ -182,10 +182,21 @@ def _finished(path):
         return False
 
 
+# The initial scales every recorded result was computed with (mft's
+# defaults before they scaled with d, d_h and d_f): a driver's run that does
+# not give one takes it from here, so the records reproduce. They are not part
+# of a run's record (.options), which finished runs keep.
+RECORDED_SCALES = {"init.sigma_qk": 0.5, "init.sigma_v": 1.0, "init.sigma_w1": 0.5, "init.sigma_w2": 0.5}
+
+
 def _argv(run, path):
     argv = [mft_binary(), run.command]
     for key, value in run.args.items():
         argv += [f"--{key}", str(value)]
+    if "from" not in run.args:  # a run of another's particles takes that run's configuration
+        for key, value in RECORDED_SCALES.items():
+            if key not in run.args:
+                argv += [f"--{key}", str(value)]
     argv += list(run.extra)
     argv += ["--output.file", str(path), "--output.overwrite", "true"]
     if run.command == "train":
@@ -264,6 +275,7 @@ def execute(name, runs, options):
 def submit_slurm(name, runs, folder):
     if any(r.command != "train" for r in runs):
         sys.exit(f"error: --slurm: {name} needs `mft ntk` runs, which the sweep array does not run; run it locally")
+    runs = [Run(r.name, {**RECORDED_SCALES, **r.args}, r.command, r.extra) for r in runs]
     keys = []
     for r in runs:
         keys += [k for k in r.args if k not in keys]

@@ -151,6 +151,12 @@ long long parse_bytes(const std::string &key, const std::string &text) {
   return v * unit;
 }
 
+// An initial scale: a standard deviation >= 0, or "auto" (kScaledWithSizes).
+double scale_or_auto(const std::string &key, const std::string &text) {
+  if (text == "auto") return kScaledWithSizes;
+  return non_negative_real(key, text);
+}
+
 double unit_interval(const std::string &key, const std::string &text) {
   const double v = parse_real(key, text);
   if (v < 0 || v >= 1) throw InputError(key_error(key, text, "must lie in [0, 1)"));
@@ -181,6 +187,12 @@ ConfigValue stored(std::uint64_t v) { return static_cast<long long>(v); }
 ConfigValue stored(bool v) { return std::string(v ? "true" : "false"); }
 ConfigValue stored(const std::string &v) { return v; }
 ConfigValue stored(const std::vector<double> &v) { return v; }
+
+// An initial scale as the configuration reads it ("auto" until resolved).
+template <double InitConfig::*member> ConfigValue stored_scale(const Config &c) {
+  if (c.init.*member == kScaledWithSizes) return std::string("auto");
+  return c.init.*member;
+}
 
 template <class T>
 using Parser = std::function<T(const std::string &key, const std::string &text)>;
@@ -283,14 +295,26 @@ const std::vector<Key> &key_table() {
 #undef MFT_ENTRY_KEY
       add_key("init.seed", &C::init, &InitConfig::seed, {parse_seed},
            "seed of the particle streams (seed, species, l, m)"),
-      add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {non_negative_real},
-           "std of the entries of Q and K at initialisation"),
-      add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {non_negative_real},
-           "std of the entries of V at initialisation (0 allowed)"),
-      add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {non_negative_real},
-           "std of the entries of the MLP neurons' first matrix (d_f x d) at initialisation"),
-      add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {non_negative_real},
-           "std of the entries of the MLP neurons' second matrix (d x d_f) at initialisation"),
+      add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {scale_or_auto},
+              "std of the entries of Q and K at initialisation; auto: 0.5 (8/d)^(1/2) (8/d_h)^(1/4), "
+              "scores O(1) at any d and d_h (stored resolved)",
+              stored_scale<&InitConfig::sigma_qk>)
+          .scaled_by_default(),
+      add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {scale_or_auto},
+              "std of the entries of V at initialisation (0 allowed); auto: (8/d)^(1/2), the velocity O(1) "
+              "at any d (stored resolved)",
+              stored_scale<&InitConfig::sigma_v>)
+          .scaled_by_default(),
+      add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {scale_or_auto},
+              "std of the entries of the MLP neurons' first matrix (d_f x d) at initialisation; auto: "
+              "0.5 (8/d)^(1/2) (stored resolved)",
+              stored_scale<&InitConfig::sigma_w1>)
+          .scaled_by_default(),
+      add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {scale_or_auto},
+              "std of the entries of the MLP neurons' second matrix (d x d_f) at initialisation; auto: "
+              "0.5 (8/d_f)^(1/2) (stored resolved)",
+              stored_scale<&InitConfig::sigma_w2>)
+          .scaled_by_default(),
       add_key("init.file", &C::init, &InitConfig::file, {any_text},
               "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
               "the /particles datasets of the model's species (mft --format-reference) float64, its own (hard "

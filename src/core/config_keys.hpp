@@ -43,6 +43,11 @@ struct Key {
     readers = std::move(values);
     return std::move(*this);
   }
+  // Its default is "auto": resolved from the model's sizes (an initial scale).
+  Key scaled_by_default() && {
+    default_text = "auto";
+    return std::move(*this);
+  }
   Key added_to_format() && {
     since_first_files = true;
     return std::move(*this);

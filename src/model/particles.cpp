@@ -55,9 +55,17 @@ void ParticleSpecies::set_sigmas(const std::vector<double> &sigmas) {
 }
 
 #undef MFT_SPECIES
-#define MFT_SPECIES(id, ntk_parts, help) std::unique_ptr<ParticleSpecies> make_##id##_species(const SpeciesSetup &setup);
+#define MFT_SPECIES(id, ntk_parts, help)                                                                        \
+  std::unique_ptr<ParticleSpecies> make_##id##_species(const SpeciesSetup &setup);                            \
+  void resolve_##id##_scales(InitConfig &init, const ModelConfig &model);
 #include "mft/registry/species.inc"
 #undef MFT_SPECIES
+
+void resolve_initial_scales(Config &config) {
+#define MFT_SPECIES(id, ntk_parts, help) resolve_##id##_scales(config.init, config.model);
+#include "mft/registry/species.inc"
+#undef MFT_SPECIES
+}
 
 namespace {
 

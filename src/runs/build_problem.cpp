@@ -42,6 +42,7 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     // Given particles decide the architecture's sizes left at their defaults.
     if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c);
     validate_sizes(c);
+    resolve_initial_scales(c); // /config records the scales the particles are drawn with
     // The log-sum-exp test separates N functions from the d + 1 affine ones.
     if (c.cgf.points == 0) c.cgf.points = std::max<long long>(256, c.data.sequences + c.model.d + 1);
     if (!stored) refuse_unread_keys(c);

@@ -58,12 +58,17 @@ struct LossConfig {
 #include "mft/registry/losses_keys.inc"
 };
 
+// An initial scale left to the model's sizes ("auto" in the configuration).
+inline constexpr double kScaledWithSizes = -1.0;
+
 struct InitConfig {
   std::uint64_t seed = 1;
-  double sigma_qk = 0.5;
-  double sigma_v = 1.0;
-  double sigma_w1 = 0.5; // the neurons' first matrix
-  double sigma_w2 = 0.5; // the neurons' second matrix
+  // The entries' standard deviations; kScaledWithSizes (the default): the
+  // species' scales for the model's sizes (MODEL.md §9), resolved with them.
+  double sigma_qk = kScaledWithSizes;
+  double sigma_v = kScaledWithSizes;
+  double sigma_w1 = kScaledWithSizes; // the neurons' first matrix
+  double sigma_w2 = kScaledWithSizes; // the neurons' second matrix
   std::string file;       // the particles of a snapshot of this file instead of drawn ones ("": drawn)
   long long snapshot = -1; // its row of /particles; negative: from the end (stored resolved)
 };

@@ -176,11 +176,21 @@ private:
 // not drawn); with ranks = 0 no rank owns any, the layout alone.
 Particles particle_layout(const ModelConfig &model, long long heads, int rank, int ranks);
 
+// The initial scales left at auto (kScaledWithSizes), set by each species
+// from the model's sizes (MODEL.md §9); given ones stay.
+void resolve_initial_scales(Config &config);
+
 // This rank's particles of the configured architecture, `heads` heads per
-// slice, drawn from rho_0 with the streams of `seed`.
+// slice, drawn from rho_0 with the streams of `seed` (scales left at auto
+// taken as resolve_initial_scales would).
 Particles make_particles(const Config &config, MPI_Comm comm, std::uint64_t seed, long long heads);
 
 } // namespace mft
 
-// In a species' own file its registration line is read by the build only.
+// A species' file src/model/species/ID.cpp holds, at the start of a line, its
+// registration line (read by the build: cmake/registries.cmake)
+//   MFT_SPECIES(ID, "its NTK groups", "help")
+// and defines in namespace mft make_ID_species(const SpeciesSetup &) and
+// resolve_ID_scales(InitConfig &, const ModelConfig &) (its init keys left
+// at auto, from the sizes).
 #define MFT_SPECIES(id, ntk_parts, help)

@@ -2,6 +2,7 @@
 // scales (the kernel is in attention.cpp).
 #include "mft/model/heads.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace mft {
@@ -27,10 +28,24 @@ std::string HeadParticles::describe() const {
   return text;
 }
 
+// The scales left to the sizes (MODEL.md §9): the scores a_ab = <Q x_a, K x_b>
+// of tokens with O(1) entries have standard deviation sigma_qk^2 d sqrt(d_h),
+// and the velocity's entries V ybar about sigma_v sqrt(d); each is kept at
+// its value for d = d_h = 8 (sigma_qk = 0.5, sigma_v = 1).
+void resolve_heads_scales(InitConfig &init, const ModelConfig &m) {
+  const double d = static_cast<double>(m.d), d_h = static_cast<double>(m.head_dim);
+  if (init.sigma_qk == kScaledWithSizes) init.sigma_qk = 0.5 * std::sqrt(8.0 / d) * std::pow(8.0 / d_h, 0.25);
+  if (init.sigma_v == kScaledWithSizes) init.sigma_v = std::sqrt(8.0 / d);
+}
+
 std::unique_ptr<ParticleSpecies> make_heads_species(const SpeciesSetup &setup) {
   const ModelConfig &m = setup.model;
   auto heads = std::make_unique<HeadParticles>(m.slices, setup.heads, m.head_dim, m.d, setup.share(setup.heads));
-  if (setup.init) heads->set_sigmas({setup.init->sigma_qk, setup.init->sigma_qk, setup.init->sigma_v});
+  if (setup.init) {
+    InitConfig init = *setup.init;
+    resolve_heads_scales(init, m);
+    heads->set_sigmas({init.sigma_qk, init.sigma_qk, init.sigma_v});
+  }
   return heads;
 }
 

@@ -2,6 +2,8 @@
 // scales (the kernel is in mlp.cpp). model.mlp_particles = 0 leaves it out.
 #include "mft/model/neurons.hpp"
 
+#include <cmath>
+
 namespace mft {
 
 MFT_SPECIES(neurons, "mlp", "MLP neurons w = (W1, W2), model.mlp_particles per slice (0: none)")
@@ -14,11 +16,25 @@ NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, lon
                         {"model.slices", "model.mlp_particles", "", "model.mlp_width"}}}),
       d_f(d_f_), d(d_) {}
 
+// The scales left to the sizes (MODEL.md §9): W1 x has entries of standard
+// deviation sigma_1 sqrt(d) for tokens with O(1) entries, and W2 act(W1 x)
+// about sigma_2 sqrt(d_f) act's scale; each is kept at its value for
+// d = d_f = 8 (0.5).
+void resolve_neurons_scales(InitConfig &init, const ModelConfig &m) {
+  if (init.sigma_w1 == kScaledWithSizes) init.sigma_w1 = 0.5 * std::sqrt(8.0 / static_cast<double>(m.d));
+  if (init.sigma_w2 == kScaledWithSizes)
+    init.sigma_w2 = m.mlp_width > 0 ? 0.5 * std::sqrt(8.0 / static_cast<double>(m.mlp_width)) : 0.5;
+}
+
 std::unique_ptr<ParticleSpecies> make_neurons_species(const SpeciesSetup &setup) {
   const ModelConfig &m = setup.model;
   auto neurons = std::make_unique<NeuronParticles>(m.slices, m.mlp_particles, m.mlp_width, m.d,
                                                    setup.share(m.mlp_particles));
-  if (setup.init) neurons->set_sigmas({setup.init->sigma_w1, setup.init->sigma_w2});
+  if (setup.init) {
+    InitConfig init = *setup.init;
+    resolve_neurons_scales(init, m);
+    neurons->set_sigmas({init.sigma_w1, init.sigma_w2});
+  }
   return neurons;
 }
 
