@@ -4,12 +4,18 @@
 # A benchmark: run it on a quiet machine; machines differ by
 # 2-4x, ratios measured in one run travel better than seconds.
 #   scripts/bench.sh [mft-bench options, e.g. --attention relu]
+#   scripts/bench.sh --grid [--d 8,32 --n 16,64 --causal false,true]: the grid of sizes
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 ranks=${MFT_RANKS:-2}
 oversubscribe=()
 [ "$(mft_cores)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)
 [ -x "$MFT_BUILD/apps/mft-bench" ] || mft_build >/dev/null
+# The grid of sizes (d, n, causal): scripts/bench_grid.py.
+if [ "${1:-}" = --grid ]; then
+  shift
+  exec "${MFT_PYTHON:-python3}" "$MFT_ROOT/scripts/bench_grid.py" --ranks "$ranks" "$@"
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpirun -q -n "$ranks" "${oversubscribe[@]}" "$MFT_BUILD/apps/mft-bench" --json "$@" >"$work/mft.json"

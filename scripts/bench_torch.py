@@ -26,6 +26,10 @@ def main():
     parser.add_argument("--threads", type=int, default=2, help="torch threads (match mft's ranks)")
     parser.add_argument("--steps", type=int, default=3, help="timed training steps")
     parser.add_argument("--repeat", type=int, default=3, help="timed forward solves")
+    parser.add_argument("--causal", default="false", choices=("false", "true"), help="the causal mask")
+    parser.add_argument("--step-limit", type=float, default=0.0,
+                        help="skip the step (say so) when the forward solve says it would take longer than "
+                             "this many seconds (0: no limit)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     try:
@@ -41,15 +45,22 @@ def main():
     N, n, d, dh, M, L = args.N, args.n, args.d, args.dh, args.M, args.L
     X0 = torch.randn(N, n, d, dtype=dt)
     y = torch.randn(N, dtype=dt)
-    Q = (0.5 * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
-    K = (0.5 * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
-    V = torch.randn(L, M, d, d, dtype=dt).requires_grad_()
+    # mft's default scales (MODEL.md §9): the same at d = d_h = 8 as 0.5 and 1.
+    sigma_qk, sigma_v = 0.5 * (8 / d) ** 0.5 * (8 / dh) ** 0.25, (8 / d) ** 0.5
+    Q = (sigma_qk * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
+    K = (sigma_qk * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
+    V = (sigma_v * torch.randn(L, M, d, d, dtype=dt)).requires_grad_()
+    # The causal mask: token a attends to tokens b <= a.
+    hidden = torch.triu(torch.ones(n, n, dtype=torch.bool), 1) if args.causal == "true" else None
 
     def field(l, X):
         """(1/M) sum_m V_m sum_b softmax_b(<Q_m x_a, K_m x_b>) x_b for every token (MODEL.md §3)."""
         qx = torch.einsum("mhe,ine->imnh", Q[l], X)
         kx = torch.einsum("mhe,ine->imnh", K[l], X)
-        P = torch.softmax(qx @ kx.transpose(-1, -2), dim=-1)   # (N, M, n, n)
+        scores = qx @ kx.transpose(-1, -2)                     # (N, M, n, n)
+        if hidden is not None:
+            scores = scores.masked_fill(hidden, float("-inf"))
+        P = torch.softmax(scores, dim=-1)
         ybar = P @ X.unsqueeze(1)                              # (N, M, n, d)
         return torch.einsum("mde,imne->ind", V[l], ybar) / M
 
@@ -84,11 +95,18 @@ def main():
     with torch.no_grad():
         solve(X0)  # warm-up
         forward = fastest(lambda: solve(X0), args.repeat)
+    benchmark = (f"PyTorch {torch.__version__} float64, N={N} n={n} d={d} d_h={dh} M={M} L={L}, "
+                 f"RK4, k=1, softmax{' causal' if hidden is not None else ''}, {args.threads} threads")
+    # A step is a forward solve, its autograd backward (about twice the
+    # forward's work) and the update: skipped when that would pass the limit.
+    if args.step_limit > 0 and 3 * forward * (args.steps + 1) > args.step_limit:
+        result = {"benchmark": benchmark, "forward_solve": forward,
+                  "skipped": f"PyTorch step skipped: about {3 * forward:.0f} s a step (forward {forward:.1f} s)"}
+        print(json.dumps(result) if args.json else result["skipped"])
+        return 0
     step()  # warm-up
     training = fastest(step, args.steps)
-    result = {"benchmark": f"PyTorch {torch.__version__} float64, N={N} n={n} d={d} d_h={dh} M={M} L={L}, "
-                           f"RK4, k=1, softmax, {args.threads} threads",
-              "forward_solve": forward, "training_step": training}
+    result = {"benchmark": benchmark, "forward_solve": forward, "training_step": training}
     if args.json:
         print(json.dumps(result))
     else:
