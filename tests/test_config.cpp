@@ -51,7 +51,7 @@ TEST(Config, Defaults) {
 }
 
 // The initial scales: auto until resolved, then the species' values for the
-// sizes (MODEL.md §9), those of d = d_h = d_f = 8 unchanged; a given value
+// sizes (MODEL.md §9), those of d = d_h = d_f = 8 below; a given value
 // (0 included) stays, and "auto" may be given too.
 TEST(Config, InitialScalesFollowTheSizes) {
   const mft::Config eight = mft::resolve_config(MPI_COMM_WORLD, mft::parse_config({}), mft::Job::Forward);
@@ -67,7 +67,7 @@ TEST(Config, InitialScalesFollowTheSizes) {
   EXPECT_DOUBLE_EQ(wide.init.sigma_qk, 0.5 * std::sqrt(8.0 / 32) * std::pow(8.0 / 16, 0.25));
   EXPECT_DOUBLE_EQ(wide.init.sigma_v, std::sqrt(8.0 / 32));
   EXPECT_DOUBLE_EQ(wide.init.sigma_w1, 0.5 * std::sqrt(8.0 / 32));
-  EXPECT_DOUBLE_EQ(wide.init.sigma_w2, 0.5 * std::sqrt(8.0 / 2));
+  EXPECT_EQ(wide.init.sigma_w2, 0.5); // d_f = 2 < 8: as at 8
   const mft::Config given = mft::resolve_config(
       MPI_COMM_WORLD, mft::parse_config({"--model.d", "32", "--init.sigma_qk", "0.3", "--init.sigma_v", "0"}),
       mft::Job::Forward);

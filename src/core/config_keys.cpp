@@ -296,23 +296,23 @@ const std::vector<Key> &key_table() {
       add_key("init.seed", &C::init, &InitConfig::seed, {parse_seed},
            "seed of the particle streams (seed, species, l, m)"),
       add_key("init.sigma_qk", &C::init, &InitConfig::sigma_qk, {scale_or_auto},
-              "std of the entries of Q and K at initialisation; auto: 0.5 (8/d)^(1/2) (8/d_h)^(1/4), "
+              "std of the entries of Q and K at initialisation; auto: 0.5 min(1, (8/d)^(1/2) (8/d_h)^(1/4)), "
               "scores O(1) at any d and d_h (stored resolved)",
               stored_scale<&InitConfig::sigma_qk>)
           .scaled_by_default(),
       add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {scale_or_auto},
-              "std of the entries of V at initialisation (0 allowed); auto: (8/d)^(1/2), the velocity O(1) "
-              "at any d (stored resolved)",
+              "std of the entries of V at initialisation (0 allowed); auto: min(1, (8/d)^(1/2)), the velocity "
+              "O(1) at any d (stored resolved)",
               stored_scale<&InitConfig::sigma_v>)
           .scaled_by_default(),
       add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {scale_or_auto},
               "std of the entries of the MLP neurons' first matrix (d_f x d) at initialisation; auto: "
-              "0.5 (8/d)^(1/2) (stored resolved)",
+              "0.5 min(1, (8/d)^(1/2)) (stored resolved)",
               stored_scale<&InitConfig::sigma_w1>)
           .scaled_by_default(),
       add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {scale_or_auto},
               "std of the entries of the MLP neurons' second matrix (d x d_f) at initialisation; auto: "
-              "0.5 (8/d_f)^(1/2) (stored resolved)",
+              "0.5 min(1, (8/d_f)^(1/2)) (stored resolved)",
               stored_scale<&InitConfig::sigma_w2>)
           .scaled_by_default(),
       add_key("init.file", &C::init, &InitConfig::file, {any_text},

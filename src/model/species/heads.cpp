@@ -2,6 +2,7 @@
 // scales (the kernel is in attention.cpp).
 #include "mft/model/heads.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -30,12 +31,14 @@ std::string HeadParticles::describe() const {
 
 // The scales left to the sizes (MODEL.md §9): the scores a_ab = <Q x_a, K x_b>
 // of tokens with O(1) entries have standard deviation sigma_qk^2 d sqrt(d_h),
-// and the velocity's entries V ybar about sigma_v sqrt(d); each is kept at
-// its value for d = d_h = 8 (sigma_qk = 0.5, sigma_v = 1).
+// and the velocity's entries V ybar about sigma_v sqrt(d); above d = d_h = 8
+// each is kept at its value there (sigma_qk = 0.5, sigma_v = 1), below it the
+// scales stay those values.
 void resolve_heads_scales(InitConfig &init, const ModelConfig &m) {
   const double d = static_cast<double>(m.d), d_h = static_cast<double>(m.head_dim);
-  if (init.sigma_qk == kScaledWithSizes) init.sigma_qk = 0.5 * std::sqrt(8.0 / d) * std::pow(8.0 / d_h, 0.25);
-  if (init.sigma_v == kScaledWithSizes) init.sigma_v = std::sqrt(8.0 / d);
+  if (init.sigma_qk == kScaledWithSizes)
+    init.sigma_qk = 0.5 * std::min(1.0, std::sqrt(8.0 / d) * std::pow(8.0 / d_h, 0.25));
+  if (init.sigma_v == kScaledWithSizes) init.sigma_v = std::min(1.0, std::sqrt(8.0 / d));
 }
 
 std::unique_ptr<ParticleSpecies> make_heads_species(const SpeciesSetup &setup) {

@@ -2,6 +2,7 @@
 // scales (the kernel is in mlp.cpp). model.mlp_particles = 0 leaves it out.
 #include "mft/model/neurons.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mft {
@@ -18,12 +19,12 @@ NeuronParticles::NeuronParticles(long long L_, long long M_, long long d_f_, lon
 
 // The scales left to the sizes (MODEL.md §9): W1 x has entries of standard
 // deviation sigma_1 sqrt(d) for tokens with O(1) entries, and W2 act(W1 x)
-// about sigma_2 sqrt(d_f) act's scale; each is kept at its value for
-// d = d_f = 8 (0.5).
+// about sigma_2 sqrt(d_f) act's scale; above d = d_f = 8 each is kept at its
+// value there (0.5), below it the scales stay 0.5.
 void resolve_neurons_scales(InitConfig &init, const ModelConfig &m) {
-  if (init.sigma_w1 == kScaledWithSizes) init.sigma_w1 = 0.5 * std::sqrt(8.0 / static_cast<double>(m.d));
-  if (init.sigma_w2 == kScaledWithSizes)
-    init.sigma_w2 = m.mlp_width > 0 ? 0.5 * std::sqrt(8.0 / static_cast<double>(m.mlp_width)) : 0.5;
+  const auto kept = [](long long size) { return 0.5 * std::min(1.0, std::sqrt(8.0 / static_cast<double>(size))); };
+  if (init.sigma_w1 == kScaledWithSizes) init.sigma_w1 = kept(m.d);
+  if (init.sigma_w2 == kScaledWithSizes) init.sigma_w2 = m.mlp_width > 0 ? kept(m.mlp_width) : 0.5;
 }
 
 std::unique_ptr<ParticleSpecies> make_neurons_species(const SpeciesSetup &setup) {
