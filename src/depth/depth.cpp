@@ -146,6 +146,20 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
     MFT_PETSC(TSGetTrajectory(ts_, &trajectory));
     MFT_PETSC(TSTrajectorySetType(trajectory, ts_, TSTRAJECTORYMEMORY));
     MFT_PETSC(PetscObjectSetOptionsPrefix(reinterpret_cast<PetscObject>(trajectory), "depth_"));
+    // The adjoint's callbacks (depth_adjoint.cpp) take each stage from the
+    // stored trajectory in order; PETSc's recomputing trajectories call the
+    // right-hand side in between and would give a wrong gradient silently.
+    for (const char *option : {"-ts_trajectory_solution_only", "-ts_trajectory_max_cps_ram",
+                                "-ts_trajectory_max_units_ram", "-ts_trajectory_max_cps_disk",
+                                "-ts_trajectory_max_units_disk", "-ts_trajectory_memory_type", "-ts_trajectory_stride"}) {
+      PetscBool set = PETSC_FALSE;
+      char value[256] = "";
+      MFT_PETSC(PetscOptionsGetString(nullptr, "depth_", option, value, sizeof value, &set));
+      if (set)
+        throw InputError(key_error(std::string("-depth_") + (option + 1), *value ? value : "true",
+                                   "PETSc's recomputing trajectories are not supported by mft's adjoint, which "
+                                   "needs every stage stored"));
+    }
   }
   const DepthScheme scheme = choose_scheme(ts_, config, adjoint_);
   ts_type_ = scheme.ts_type;

@@ -340,6 +340,8 @@ def make_cases(fx, sp):
                                          "--output.overwrite", "true"], ("output.file", "init.file")),
         # PETSc options.
         Case("implicit depth TS", fwd("-depth_ts_type", "beuler"), ("-depth_ts_type",)),
+        Case("recomputing depth trajectory", ["train", *RUN, "-depth_ts_trajectory_solution_only"],
+             ("-depth_ts_trajectory_solution_only", "every stage")),
         Case("misspelt PETSc option", fwd("-depth_ts_tpye", "euler"), ("-depth_ts_tpye = euler", "mft forward")),
         Case("unknown RK tableau", fwd("--depth.rk_type", "9z"), ("depth.rk_type = 9z",)),
     ]
