@@ -130,9 +130,9 @@ namespace {
 // groups are those of its matrices, and a copy of the particle system holds
 // its own values.
 TEST(Species, RegisteredAsTheirFilesSay) {
-  mft::ModelConfig model;
-  model.mlp_particles = 3; // every registered species present
-  const mft::Particles layout = mft::particle_layout(model, 2, 0, 1);
+  const mft::Particles every = mft::every_species_layout(mft::ModelConfig{});
+  ASSERT_EQ(every.species().size(), every.registered().size()) << "every registered species present";
+  const mft::Particles &layout = every;
   const auto registered = layout.registered();
   ASSERT_EQ(registered.size(), mft::species_entries().size());
   for (size_t i = 0; i < registered.size(); ++i) {
@@ -146,11 +146,15 @@ TEST(Species, RegisteredAsTheirFilesSay) {
     EXPECT_GT(s.M, 0) << s.name();
     EXPECT_FALSE(s.describe().empty()) << s.name();
   }
-  mft::Particles copy = layout;
+  mft::ModelConfig model;
+  model.mlp_particles = 3;
+  model.mlp_width = 2;
+  const mft::Particles owned = mft::particle_layout(model, 2, 0, 1); // this rank owns all
+  mft::Particles copy = owned;
   std::vector<double> flat(copy.local_size(), 1.5);
   copy.unpack(flat.data());
-  std::vector<double> original(layout.local_size(), 0.0);
-  layout.pack(original.data());
+  std::vector<double> original(owned.local_size(), 0.0);
+  owned.pack(original.data());
   for (double v : original) ASSERT_EQ(v, 0.0) << "a copy shares values with its original";
 }
 

@@ -8,7 +8,7 @@ namespace mft {
 
 const std::vector<RegistryEntry> &score_map_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_SCORE_MAP(name, help) {#name, #name, help, 0u},
+#define MFT_SCORE_MAP(name, help) {#name, #name, help, 0u, ""},
 #include "mft/registry/score_maps.inc"
 #undef MFT_SCORE_MAP
   };
@@ -17,7 +17,7 @@ const std::vector<RegistryEntry> &score_map_entries() {
 
 const std::vector<RegistryEntry> &optimizer_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_OPTIMIZER(name, traits, help) {#name, #name, help, traits},
+#define MFT_OPTIMIZER(name, traits, help) {#name, #name, help, traits, ""},
 #include "mft/registry/optimizers.inc"
 #undef MFT_OPTIMIZER
   };
@@ -26,7 +26,7 @@ const std::vector<RegistryEntry> &optimizer_entries() {
 
 const std::vector<RegistryEntry> &loss_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_LOSS(id, name, traits, help) {#id, name, help, traits},
+#define MFT_LOSS(id, name, traits, help) {#id, name, help, traits, ""},
 #include "mft/registry/losses.inc"
 #undef MFT_LOSS
   };
@@ -35,7 +35,7 @@ const std::vector<RegistryEntry> &loss_entries() {
 
 const std::vector<RegistryEntry> &readout_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_READOUT(name, traits, help) {#name, #name, help, traits},
+#define MFT_READOUT(name, traits, help) {#name, #name, help, traits, ""},
 #include "mft/registry/readouts.inc"
 #undef MFT_READOUT
   };
@@ -44,7 +44,7 @@ const std::vector<RegistryEntry> &readout_entries() {
 
 const std::vector<RegistryEntry> &task_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_TASK(id, name, traits, help) {#id, name, help, traits},
+#define MFT_TASK(id, name, traits, help) {#id, name, help, traits, ""},
 #include "mft/registry/data_tasks.inc"
 #undef MFT_TASK
   };
@@ -53,7 +53,7 @@ const std::vector<RegistryEntry> &task_entries() {
 
 const std::vector<RegistryEntry> &norm_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_NORM(name, help) {#name, #name, help, 0u},
+#define MFT_NORM(name, help) {#name, #name, help, 0u, ""},
 #include "mft/registry/norms.inc"
 #undef MFT_NORM
   };

@@ -151,6 +151,17 @@ Particles particle_layout(const ModelConfig &m, long long heads, int rank, int r
   return registered_species({m, nullptr, heads, rank, ranks});
 }
 
+Particles every_species_layout(const ModelConfig &model) {
+  Config c;
+  c.model = model;
+  const Particles given = particle_layout(model, model.heads, 0, 0);
+  for (const ParticleSpecies *s : given.registered())
+    for (const ParticleMatrix &m : s->matrices())
+      for (const std::string &key : m.keys)
+        if (!key.empty() && std::stoll(config_value(c, key)) < 1) set_config_key(c, key, "1");
+  return particle_layout(c.model, c.model.heads, 0, 0);
+}
+
 Particles make_particles(const Config &c, MPI_Comm comm, std::uint64_t seed, long long heads) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);

@@ -24,11 +24,8 @@ std::string cell(std::string text) {
 
 std::string format_reference_markdown() {
   std::ostringstream s;
-  // Every species a model can have: the layout of a model with an MLP.
-  ModelConfig model;
-  model.mlp_particles = 1;
-  model.mlp_width = 1;
-  const Particles layout = particle_layout(model, model.heads, 0, 1);
+  // Every species a model can have.
+  const Particles layout = every_species_layout(ModelConfig{});
   s << "| path | shape | species | NTK group | meaning |\n|---|---|---|---|---|\n"
     << "| `/particles/step` | (S,) int64 | | | the training step of each snapshot (0: the initial particles) |\n"
     << "| `/particles/tau` | (S,) | | | its training time tau |\n";

@@ -376,17 +376,15 @@ long long particle_file_row(const std::string &path, const std::string &key, con
 
 void adopt_particle_file_shapes(const std::string &path, const std::string &key, Config &config) {
   h5::Handle file = h5::open_input(path, key);
-  // Every species a model can have (the layout of one with an MLP), its
-  // matrices in order; the first dataset that gives a key decides it.
-  ModelConfig every = config.model;
-  every.mlp_particles = std::max(every.mlp_particles, 1LL);
-  every.mlp_width = std::max(every.mlp_width, 1LL);
-  const Particles layout = particle_layout(every, every.heads, 0, 1);
+  // Every species a model can have, its matrices in order; the first dataset
+  // that gives a key decides it.
+  const Particles layout = every_species_layout(config.model);
   std::set<std::string> decided;
   const Config defaults;
   for (const ParticleSpecies *s : layout.species())
     for (const ParticleMatrix &m : s->matrices()) {
       const h5::DatasetInfo info = h5::describe(file, "/particles/" + m.name);
+      if (!info.exists) continue; // a species the file does not have: its keys stay
       if (!info.is_dataset || info.dims.size() != 5) return; // inspect_particle_file says what is wrong
       for (size_t i = 0; i < m.keys.size(); ++i) {
         const std::string &name = m.keys[i];

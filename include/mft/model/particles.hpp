@@ -176,6 +176,12 @@ private:
 // not drawn); with ranks = 0 no rank owns any, the layout alone.
 Particles particle_layout(const ModelConfig &model, long long heads, int rank, int ranks);
 
+// The layout (no rank owns any) of every registered species present: each
+// model key that sizes a species' matrices (ParticleMatrix::keys) raised to
+// at least 1, the others as `model` has them. What a file of any model's
+// particles may hold (the format's reference, init.file's shapes).
+Particles every_species_layout(const ModelConfig &model);
+
 // The initial scales left at auto (kScaledWithSizes), set by each species
 // from the model's sizes (MODEL.md §9); given ones stay.
 void resolve_initial_scales(Config &config);
