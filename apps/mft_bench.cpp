@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
         "--parallel.sequence_groups", std::to_string(groups)};
     for (const std::string &key : keys)
       if (std::find(args.begin(), args.end(), key) != args.end())
-        throw mft::InputError("mft-bench: " + key + " is set by mft-bench's own option (see --help)");
+        throw mft::InputError(key + " is set by mft-bench's own option (see --help)");
     args.insert(args.end(), keys.begin(), keys.end());
     mft::Config config = mft::parse_config(args);
     // Unbounded weights grow like |x|^3 in depth: scores smaller than the
@@ -343,6 +343,9 @@ int main(int argc, char **argv) {
       else
         print_table(summary, phases, ntk, evals_per_solve, train_steps);
     }
+  } catch (const mft::InputError &e) { // a bad option: exit 2, as mft's
+    if (rank == 0) std::cerr << "mft-bench: error: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception &e) {
     if (rank == 0) std::cerr << "mft-bench: error: " << e.what() << "\n";
     return 1;
