@@ -157,6 +157,14 @@ double scale_or_auto(const std::string &key, const std::string &text) {
   return non_negative_real(key, text);
 }
 
+// The adjoint's checkpoint spacing in slices: >= 0, or "auto".
+long long checkpoints_or_auto(const std::string &key, const std::string &text) {
+  if (text == "auto") return kDepthCheckpointsAuto;
+  const long long v = parse_integer(key, text);
+  if (v < 0) throw InputError(key_error(key, text, "must be auto, 0 (every step kept) or a number of slices >= 1"));
+  return v;
+}
+
 double unit_interval(const std::string &key, const std::string &text) {
   const double v = parse_real(key, text);
   if (v < 0 || v >= 1) throw InputError(key_error(key, text, "must lie in [0, 1)"));
@@ -192,6 +200,11 @@ ConfigValue stored(const std::vector<double> &v) { return v; }
 template <double InitConfig::*member> ConfigValue stored_scale(const Config &c) {
   if (c.init.*member == kScaledWithSizes) return std::string("auto");
   return c.init.*member;
+}
+
+ConfigValue stored_checkpoints(const Config &c) {
+  if (c.depth.checkpoint_slices == kDepthCheckpointsAuto) return std::string("auto");
+  return c.depth.checkpoint_slices;
 }
 
 template <class T>
@@ -268,6 +281,15 @@ const std::vector<Key> &key_table() {
            "PETSc RK tableau for ts_type rk: 1fe, 2a, 3, 3bs, 4, 5f, 5dp, ..."),
       add_key("depth.steps_per_slice", &C::depth, &DepthConfig::steps_per_slice, {positive},
            "integrator steps k per slice (step 1/(L k))"),
+      add_key("depth.checkpoint_slices", &C::depth, &DepthConfig::checkpoint_slices, {checkpoints_or_auto},
+              "the adjoint's forward trajectory: 0 keeps every step's state and stages; c >= 1 keeps the "
+              "state every c slices and recomputes c slices at a time (the same gradient, bit for bit, for "
+              "about one more forward solve); auto: every step when the run fits its memory limit, else the "
+              "largest c that fits",
+              stored_checkpoints)
+          .restartable()
+          .added_to_format()
+          .auto_by_default(),
       add_key("readout.kind", &C::readout, &ReadoutConfig::kind, entry_of(readout_entries()),
            entries_help("readout of yhat from the tokens at s = 1", readout_entries())),
       add_key("readout.dim", &C::readout, &ReadoutConfig::dim, {positive}, "output dimension d_out").added_to_format(),
@@ -299,22 +321,22 @@ const std::vector<Key> &key_table() {
               "std of the entries of Q and K at initialisation; auto: 0.5 min(1, (8/d)^(1/2) (8/d_h)^(1/4)), "
               "scores O(1) at any d and d_h (stored resolved)",
               stored_scale<&InitConfig::sigma_qk>)
-          .scaled_by_default(),
+          .auto_by_default(),
       add_key("init.sigma_v", &C::init, &InitConfig::sigma_v, {scale_or_auto},
               "std of the entries of V at initialisation (0 allowed); auto: min(1, (8/d)^(1/2)), the velocity "
               "O(1) at any d (stored resolved)",
               stored_scale<&InitConfig::sigma_v>)
-          .scaled_by_default(),
+          .auto_by_default(),
       add_key("init.sigma_w1", &C::init, &InitConfig::sigma_w1, {scale_or_auto},
               "std of the entries of the MLP neurons' first matrix (d_f x d) at initialisation; auto: "
               "0.5 min(1, (8/d)^(1/2)) (stored resolved)",
               stored_scale<&InitConfig::sigma_w1>)
-          .scaled_by_default(),
+          .auto_by_default(),
       add_key("init.sigma_w2", &C::init, &InitConfig::sigma_w2, {scale_or_auto},
               "std of the entries of the MLP neurons' second matrix (d x d_f) at initialisation; auto: "
               "0.5 min(1, (8/d_f)^(1/2)) (stored resolved)",
               stored_scale<&InitConfig::sigma_w2>)
-          .scaled_by_default(),
+          .auto_by_default(),
       add_key("init.file", &C::init, &InitConfig::file, {any_text},
               "the initial particles from a snapshot of this HDF5 file (a run file, or any file with "
               "the /particles datasets of the model's species (mft --format-reference) float64, its own (hard "

@@ -43,8 +43,9 @@ struct Key {
     readers = std::move(values);
     return std::move(*this);
   }
-  // Its default is "auto": resolved from the model's sizes (an initial scale).
-  Key scaled_by_default() && {
+  // Its default is "auto", resolved when the run is set up (an initial scale
+  // from the model's sizes, the adjoint's checkpoints from the memory limit).
+  Key auto_by_default() && {
     default_text = "auto";
     return std::move(*this);
   }

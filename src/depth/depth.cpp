@@ -125,7 +125,8 @@ DepthScheme choose_scheme(TS ts, const DepthConfig &config, bool adjoint) {
 } // namespace
 
 DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjoint, long long cotangents)
-    : adjoint_(adjoint), cotangents_(cotangents) {
+    : adjoint_(adjoint), cotangents_(cotangents),
+      checkpoint_slices_(std::max<long long>(0, config.checkpoint_slices)) {
   ctx_.field = &field;
   ctx_.slices = static_cast<PetscInt>(field.slices());
   ctx_.steps_per_slice = static_cast<PetscInt>(config.steps_per_slice);
@@ -182,8 +183,7 @@ DepthSolver::DepthSolver(DepthField &field, const DepthConfig &config, bool adjo
   MFT_PETSC(TSGetAdapt(ts_, &adapt));
   MFT_PETSC(TSAdaptSetType(adapt, TSADAPTNONE));
   MFT_PETSC(TSSetTimeStep(ts_, h));
-  MFT_PETSC(TSSetMaxSteps(ts_, ctx_.slices * ctx_.steps_per_slice));
-  // The step count ends the solve; the time limit sits half a step beyond
+  // The step count (TSSetMaxSteps, per segment) ends the solve; the time limit sits half a step beyond
   // s = 1 so rounding in the accumulated s never cuts or stretches a step.
   MFT_PETSC(TSSetMaxTime(ts_, 1.0 + 0.5 * h));
   MFT_PETSC(TSSetExactFinalTime(ts_, TS_EXACTFINALTIME_STEPOVER));
@@ -207,7 +207,32 @@ void DepthSolver::solve(const double *X0, double *X1, DepthPath *path) {
     path->depths.assign(1, 0.0);
   }
   MFT_PETSC(VecRestoreArray(X_, &x));
-  ctx_.slice = 0;
+  MFT_PETSC(TSSetTime(ts_, 0.0));
+  // Segment by segment, each starting from its checkpoint; the trajectory
+  // keeps the last segment's steps, which the adjoint reverses first.
+  const long long segments = segment_count();
+  if (segments > 1) {
+    checkpoints_.resize(static_cast<size_t>(segments) * size);
+    checkpoint_depths_.resize(static_cast<size_t>(segments));
+  }
+  for (long long j = 0; j < segments; ++j) {
+    if (segments > 1) {
+      const PetscScalar *y = nullptr;
+      MFT_PETSC(VecGetArrayRead(X_, &y));
+      std::copy(y, y + size, checkpoints_.begin() + static_cast<std::ptrdiff_t>(j * size));
+      MFT_PETSC(VecRestoreArrayRead(X_, &y));
+      MFT_PETSC(TSGetTime(ts_, &checkpoint_depths_[static_cast<size_t>(j)]));
+    }
+    take_steps(segment_first(j), segment_first(j + 1));
+  }
+  ctx_.path = nullptr;
+  const PetscScalar *y = nullptr;
+  MFT_PETSC(VecGetArrayRead(X_, &y));
+  std::memcpy(X1, y, sizeof(double) * size);
+  MFT_PETSC(VecRestoreArrayRead(X_, &y));
+}
+
+void DepthSolver::take_steps(long long first, long long last) {
   if (adjoint_) {
     // Empty the stored trajectory but keep its type: TSResetTrajectory would
     // replace it by PETSc's default, which writes every state to ./TS-data-*.
@@ -226,27 +251,43 @@ void DepthSolver::solve(const double *X0, double *X1, DepthPath *path) {
       MFT_PETSC(TSTrajectorySetFromOptions(trajectory, ts_));
     }
   }
-  MFT_PETSC(TSSetTime(ts_, 0.0));
-  MFT_PETSC(TSSetStepNumber(ts_, 0));
+  ctx_.slice = static_cast<PetscInt>(first) / ctx_.steps_per_slice;
+  MFT_PETSC(TSSetStepNumber(ts_, static_cast<PetscInt>(first)));
+  MFT_PETSC(TSSetMaxSteps(ts_, static_cast<PetscInt>(last)));
   MFT_PETSC(TSSetTimeStep(ts_, 1.0 / static_cast<PetscReal>(ctx_.slices * ctx_.steps_per_slice)));
   petsc_call_with_callbacks(TSSolve(ts_, X_), ctx_.error, "TSSolve (depth)");
-  ctx_.path = nullptr;
   PetscInt steps = 0;
   MFT_PETSC(TSGetStepNumber(ts_, &steps));
-  if (steps != ctx_.slices * ctx_.steps_per_slice)
-    throw Error("forward: the depth TS took " + std::to_string(steps) + " steps instead of " +
-                std::to_string(ctx_.slices * ctx_.steps_per_slice));
-  const PetscScalar *y = nullptr;
-  MFT_PETSC(VecGetArrayRead(X_, &y));
-  std::memcpy(X1, y, sizeof(double) * size);
-  MFT_PETSC(VecRestoreArrayRead(X_, &y));
+  if (steps != last)
+    throw Error("forward: the depth TS stopped at step " + std::to_string(steps) + " instead of " +
+                std::to_string(last));
+}
+
+long long DepthSolver::segment_count() const {
+  if (!adjoint_ || checkpoint_slices_ <= 0) return 1;
+  return (ctx_.slices + checkpoint_slices_ - 1) / checkpoint_slices_;
+}
+
+long long DepthSolver::segment_first(long long j) const {
+  if (j >= segment_count()) return steps();
+  return j * checkpoint_slices_ * ctx_.steps_per_slice;
 }
 
 double DepthSolver::trajectory_bytes() const {
   if (!adjoint_) return 0.0;
-  // The memory trajectory keeps, per step, the state and every stage.
-  return static_cast<double>(steps()) * static_cast<double>(stages_ + 1) *
+  return depth_trajectory_states(ctx_.slices, ctx_.steps_per_slice, stages_, checkpoint_slices_) *
          static_cast<double>(ctx_.field->state_size()) * sizeof(double);
+}
+
+double depth_trajectory_states(long long slices, long long steps_per_slice, long long stages,
+                               long long checkpoint_slices) {
+  // The memory trajectory keeps, per step, the state and every stage; with
+  // checkpoints, one segment's steps and the state at each segment's start.
+  const auto per_step = static_cast<double>(stages + 1);
+  if (checkpoint_slices <= 0 || checkpoint_slices >= slices)
+    return static_cast<double>(slices * steps_per_slice) * per_step;
+  const long long segments = (slices + checkpoint_slices - 1) / checkpoint_slices;
+  return static_cast<double>(checkpoint_slices * steps_per_slice) * per_step + static_cast<double>(segments);
 }
 
 namespace {

@@ -114,8 +114,7 @@ void DepthSolver::adjoint(const double *a1, double *a0, double *dtheta) {
   // dR/dtheta accumulates over the stages: start from zero, and from the
   // last stage of the last step.
   std::fill(ctx_.dtheta.begin(), ctx_.dtheta.end(), 0.0);
-  ctx_.adjoint_step = -1;
-  petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
+  reverse_segments({});
   if (a0) {
     const PetscScalar *y = nullptr;
     MFT_PETSC(VecGetArrayRead(lambda, &y));
@@ -139,7 +138,6 @@ void DepthSolver::adjoint_rows(const std::vector<const double *> &a1,
     std::memcpy(x, a1[k], sizeof(double) * ctx_.stage.size());
     MFT_PETSC(VecRestoreArray(lambdas_[k], &x));
   }
-  ctx_.adjoint_step = -1;
   ctx_.rows = true;
   ctx_.row_slice = -1;
   ctx_.slice_done = &slice_done;
@@ -151,10 +149,40 @@ void DepthSolver::adjoint_rows(const std::vector<const double *> &a1,
       ctx.slice_done = nullptr;
     }
   } restore{ctx_};
-  petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
-  if (ctx_.row_slice >= 0) {
-    slice_done(ctx_.row_slice);
-    ctx_.field->clear_rows();
+  // Segments start at slice boundaries: the rows of the slice above one
+  // are complete before it is recomputed.
+  const auto rows_done = [&] {
+    if (ctx_.row_slice >= 0) {
+      slice_done(ctx_.row_slice);
+      ctx_.field->clear_rows();
+    }
+    ctx_.row_slice = -1;
+  };
+  reverse_segments(rows_done);
+  rows_done();
+}
+
+void DepthSolver::reverse_segments(const std::function<void()> &before_recompute) {
+  // The cotangents in lambda and dR/dtheta carry from each segment to the
+  // one below it; every segment but the last (still in the trajectory) is
+  // first recomputed from its checkpoint, by the forward's own operations.
+  const long long segments = segment_count();
+  const auto size = static_cast<size_t>(ctx_.field->state_size());
+  for (long long j = segments - 1; j >= 0; --j) {
+    const long long first = segment_first(j), last = segment_first(j + 1);
+    if (j < segments - 1) {
+      if (before_recompute) before_recompute();
+      PetscScalar *x = nullptr;
+      MFT_PETSC(VecGetArray(X_, &x));
+      std::copy(checkpoints_.begin() + static_cast<std::ptrdiff_t>(j * size),
+                checkpoints_.begin() + static_cast<std::ptrdiff_t>((j + 1) * size), x);
+      MFT_PETSC(VecRestoreArray(X_, &x));
+      MFT_PETSC(TSSetTime(ts_, checkpoint_depths_[static_cast<size_t>(j)]));
+      take_steps(first, last);
+    }
+    ctx_.adjoint_step = -1;
+    MFT_PETSC(TSAdjointSetSteps(ts_, static_cast<PetscInt>(last - first)));
+    petsc_call_with_callbacks(TSAdjointSolve(ts_), ctx_.error, "TSAdjointSolve (depth)");
   }
 }
 

@@ -1,6 +1,7 @@
 #include "mft/runs/build_problem.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/depth/depth.hpp"
 #include "mft/core/petsc_session.hpp"
 #include "mft/core/signals.hpp"
 #include "mft/tasks/data.hpp"
@@ -70,9 +71,18 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
     // count with the training ones (tokens and states).
     const long long N = config.data.sequences + config.data.test_sequences, n = config.data.tokens;
     const auto [key, value] = data_source(config, stored);
-    const MemoryEstimate e = estimate_memory(limit, config, N, n, grid.head_ranks(), grid.groups(), job, key, value);
-    require_fits(e, config, N, n, job, key, value);
+    // The adjoint's trajectory as the limit allows (the checkpoints change
+    // the memory and the time, never the numbers).
+    Config planned = config;
+    planned.depth.checkpoint_slices =
+        plan_depth_checkpoints(limit, config, N, n, grid.head_ranks(), grid.groups(), job, key, value);
+    MemoryEstimate e = estimate_memory(limit, planned, N, n, grid.head_ranks(), grid.groups(), job, key, value);
+    require_fits(e, planned, N, n, job, key, value);
+    const long long N_group = (N + grid.groups() - 1) / grid.groups();
+    e.checkpoints = describe_depth_checkpoints(planned, depth_stages(planned.depth),
+                                               static_cast<long double>(N_group) * n * config.model.d * sizeof(double));
     if (estimate) *estimate = e;
+    problem.depth_config = planned.depth;
 
     if (stored) {
       problem.data = read_run_data(stored->path, stored->key, config.model.d, config.readout.dim,
@@ -107,11 +117,10 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
     problem.field_options = config.model;
     problem.field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.data.N).count(), problem.data.n,
                                                *problem.particles, problem.field_options);
-    problem.solver = std::make_unique<DepthSolver>(*problem.field, config.depth, job != Job::Forward);
+    problem.solver = std::make_unique<DepthSolver>(*problem.field, problem.depth_config, job != Job::Forward);
     if (problem.solver->ts_type() != config.depth.ts_type || problem.solver->rk_type() != config.depth.rk_type)
       throw Error("the depth TS runs " + problem.solver->ts_type() + " " + problem.solver->rk_type() +
                   ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
-    problem.depth_config = config.depth;
     problem.readout = make_readout(config);
     problem.loss = make_loss(config.loss);
     if (problem.test_data.N > 0) {

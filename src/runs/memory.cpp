@@ -184,6 +184,10 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   const long double state = static_cast<long double>(N_group) * n * d * sizeof(double);
   const long double s = depth_stages(c.depth); // PETSc's tableau
   const long double steps = L * c.depth.steps_per_slice;
+  // States one adjoint's trajectory keeps (checkpoints: a segment's and the checkpoints).
+  const long double trajectory =
+      depth_trajectory_states(c.model.slices, c.depth.steps_per_slice, static_cast<long long>(s),
+                              c.depth.checkpoint_slices);
   const ParticleValues values = particle_values(c.model, head_ranks);
   const long double particles = values.mine * sizeof(double);
   const bool trains = job != Job::Forward;
@@ -194,8 +198,8 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   // 2s + 2 work vectors; training adds the adjoint's s + 8 vectors of the
   // same size.
   e.parts.push_back({"token states", data + state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
-  // The memory trajectory: every step's state and stages.
-  if (trains) e.parts.push_back({"depth trajectory", state * steps * (s + 1), data_key, data_value});
+  // The memory trajectory: every step's state and stages, or with checkpoints a segment's.
+  if (trains) e.parts.push_back({"depth trajectory", state * trajectory, data_key, data_value});
   // mft forward's tokens through depth: the recorded states and their copy as written.
   if (job == Job::Forward && c.forward.tokens_depth) {
     const long double rows = (c.forward.every_step ? steps : L) + 1;
@@ -207,7 +211,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     const long double batch_state = static_cast<long double>((b + groups - 1) / groups) * n * d * sizeof(double);
     // Online batches: every rank draws the whole batch, and a fresh copy.
     const long double online = c.data.online ? 2.0L * b * n * d * sizeof(double) : 0.0L;
-    e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + steps * (s + 1)) + online,
+    e.parts.push_back({"minibatch states and trajectory", batch_state * ((3 * s + 13) + trajectory) + online,
                        "train.batch", std::to_string(b)});
   }
   // The optimiser's state arrays (each the size of the particles).
@@ -233,7 +237,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     const long double jacobian = (static_cast<long double>(N_group) + N) * outputs * per_slice;
     const long double gram = 3.0L * N * N * outputs * outputs;
     e.parts.push_back({"NTK rows, one slice's Jacobian and the Gram", (rows + jacobian + gram) * sizeof(double) +
-                                                                          state * (steps * (s + 1) + outputs * (s + 2)),
+                                                                          state * (trajectory + outputs * (s + 2)),
                        data_key, data_value});
   }
   // What the task holds while it makes the data (a teacher's particles).
@@ -245,6 +249,48 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   e.limit = limit.bytes;
   e.limit_from = limit.from;
   return e;
+}
+
+long long plan_depth_checkpoints(const MemoryLimit &limit, const Config &c, long long N, long long n,
+                                 int head_ranks, int groups, Job job, const std::string &data_key,
+                                 const std::string &data_value) {
+  if (job == Job::Forward) return 0;
+  if (c.depth.checkpoint_slices != kDepthCheckpointsAuto) return c.depth.checkpoint_slices;
+  Config plan = c;
+  const auto need = [&](long long slices) {
+    plan.depth.checkpoint_slices = slices;
+    return estimate_memory(limit, plan, N, n, head_ranks, groups, job, data_key, data_value).total;
+  };
+  if (limit.bytes <= 0 || need(0) <= limit.bytes) return 0;
+  // The largest spacing that fits recomputes the fewest slices; when none
+  // fits, the one that needs least, for require_fits to report.
+  long long least = 0;
+  long double least_bytes = need(0);
+  for (long long slices = c.model.slices - 1; slices >= 1; --slices) {
+    const long double bytes = need(slices);
+    if (bytes <= limit.bytes) return slices;
+    if (bytes < least_bytes) {
+      least = slices;
+      least_bytes = bytes;
+    }
+  }
+  return least;
+}
+
+std::string describe_depth_checkpoints(const Config &c, long long stages, long double state_bytes) {
+  const long long L = c.model.slices, k = c.depth.steps_per_slice, every = c.depth.checkpoint_slices;
+  if (every <= 0 || every >= L) return "";
+  const long long segments = (L + every - 1) / every;
+  const long long recomputed = (segments - 1) * every; // all but the last segment
+  const std::string spacing = every == 1 ? "slice" : std::to_string(every) + " slices";
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "depth trajectory: a checkpoint every %s (depth.checkpoint_slices), %s per solve "
+                "instead of %s for every step; the adjoint recomputes %lld of %lld slices (%.2f forward solves)",
+                spacing.c_str(), format_bytes(state_bytes * depth_trajectory_states(L, k, stages, every)).c_str(),
+                format_bytes(state_bytes * depth_trajectory_states(L, k, stages, 0)).c_str(), recomputed, L,
+                static_cast<double>(recomputed) / static_cast<double>(L));
+  return text;
 }
 
 void require_fits(const MemoryEstimate &e, const Config &c, long long N, long long n, Job job,
@@ -276,8 +322,14 @@ void require_fits(const MemoryEstimate &e, const Config &c, long long N, long lo
   const std::string shrink = top == "model.heads"          ? "model.heads, model.slices or model.head_dim"
                              : top == "data.teacher_heads" ? "data.teacher_heads"
                              : top + ", data.tokens, model.d, model.slices or depth.steps_per_slice";
-  const std::string why = "the run needs " + format_bytes(e.total) + " per rank (" + list +
-                          "), more than the " + format_bytes(e.limit) + " a rank may use (" + e.limit_from +
+  const long long every = c.depth.checkpoint_slices;
+  const std::string plan = every > 0 && every < c.model.slices
+                               ? ", with a checkpoint every " +
+                                     (every == 1 ? std::string("slice") : std::to_string(every) + " slices") +
+                                     " in depth"
+                               : "";
+  const std::string why = "the run needs " + format_bytes(e.total) + " per rank (" + list + ")" + plan +
+                          ", more than the " + format_bytes(e.limit) + " a rank may use (" + e.limit_from +
                           "); reduce " + shrink + (c.run.max_memory > 0 ? "" : ", or set run.max_memory");
   if (c.run.max_memory > 0)
     throw InputError(key_error("run.max_memory", std::to_string(c.run.max_memory), why));

@@ -115,6 +115,7 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
                 from ? (" | " + options.from + " step " + std::to_string(from.step)).c_str() : " | initial particles");
   std::string header = std::string(line) + "model: " + describe_variant(config, problem) + "\n" +
                        "memory: " + memory.summary() + "\n";
+  if (!memory.checkpoints.empty()) header += memory.checkpoints + "\n";
   if (rank == 0 && !from)
     if (const std::string note = init_file_differences(config, "ntk"); !note.empty()) header += note + "\n";
   if (end_of_setup(comm, config, info, "ntk", header, options.dry_run, out)) return NtkRunResult{};

@@ -63,8 +63,9 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
                 c.train.steps, c.train.lambda, describe_grid(*problem.grid).c_str());
   out << line << "model: " << describe_variant(c, problem) << "\n"
       << "training: " << method << "\n"
-      << "memory: " << memory.summary() << "\n"
-      << "blas: " << blas_summary() << "\n";
+      << "memory: " << memory.summary() << "\n";
+  if (!memory.checkpoints.empty()) out << memory.checkpoints << "\n";
+  out << "blas: " << blas_summary() << "\n";
   if (from)
     out << "from " << from.path << ": the particles of step " << from.step << " (tau " << from.tau
         << "), a new run from step 0\n";

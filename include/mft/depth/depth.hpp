@@ -9,6 +9,13 @@
 // PETSC_COMM_SELF per rank); the field's all-reduce keeps the ranks' states
 // identical, so all ranks take the same steps.
 //
+// Checkpoints (depth.checkpoint_slices = c): the forward keeps the state at
+// every c-th slice boundary and the stored trajectory of the last c slices
+// only; the adjoint reverses segment by segment, recomputing each from its
+// checkpoint. A segment starts at a slice boundary, where the forward
+// restarts the step anyway, so the recomputation repeats the forward's
+// operations exactly and the gradient is the same bit for bit.
+//
 // Adjoint: TSAdjoint with a matrix-free Jacobian J = dF/dX, a MATSHELL whose
 // MatMultTranspose is the field's vector-Jacobian product; the Jacobian
 // callback only records the stage state, and the parameter part of the same
@@ -76,6 +83,12 @@ struct DepthContext {
 // ts_type euler, rk or ssp and the RK tableau (euler runs as tableau 1fe).
 // InputError as DepthSolver's. What a run's resolved configuration records.
 DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint);
+// States (each the size of the tokens) the adjoint's forward trajectory
+// keeps for L slices of k steps of `stages` stages: every step's state and
+// stages, or with checkpoints every c slices (0: none), one segment's and the
+// segments' starting states.
+double depth_trajectory_states(long long slices, long long steps_per_slice, long long stages,
+                               long long checkpoint_slices);
 // The stages of one depth step of that scheme, as PETSc's tableau says
 // (the memory estimate's trajectory holds them).
 long long depth_stages(const DepthConfig &config);
@@ -116,11 +129,21 @@ public:
   const std::string &rk_type() const { return rk_type_; }
   long long steps() const { return static_cast<long long>(ctx_.slices * ctx_.steps_per_slice); }
   TS ts() const { return ts_; }
-  // Bytes the stored forward trajectory takes (states and stages), 0 without adjoint.
+  // Bytes the stored forward trajectory takes (states and stages, and the
+  // checkpoints), 0 without adjoint.
   double trajectory_bytes() const;
+  // Forward segments: 1, or with checkpoints one per c slices.
+  long long segment_count() const;
 
 private:
   void create_adjoint_objects();
+  // TSSolve from step `first` (the state in X_, the time in the TS) to step
+  // `last`, with the trajectory emptied first.
+  void take_steps(long long first, long long last);
+  long long segment_first(long long j) const; // segment j's first step (steps() for j = segment_count())
+  // TSAdjointSolve segment by segment from the last, each recomputed from
+  // its checkpoint but the last; `before_recompute` runs before each recomputation.
+  void reverse_segments(const std::function<void()> &before_recompute);
 
   DepthContext ctx_;
   PetscTS ts_;
@@ -133,6 +156,9 @@ private:
   std::string ts_type_, rk_type_;
   PetscInt stages_ = 1;
   std::vector<double> data_tokens_; // the last solve's X0, for a token norm's transpose
+  long long checkpoint_slices_ = 0;    // c, 0: the whole trajectory kept
+  std::vector<double> checkpoints_;    // the state at each segment's start
+  std::vector<PetscReal> checkpoint_depths_; // and its s, as the forward's steps summed it
 };
 
 } // namespace mft

@@ -22,6 +22,7 @@ struct MemoryEstimate {
   long double total = 0;  // bytes per rank
   long double limit = 0;  // bytes per rank; 0: unknown (no check)
   std::string limit_from; // "run.max_memory", or how MemAvailable was shared
+  std::string checkpoints; // the adjoint's checkpoints, for the header; "" without
 
   // "about 1.2 GiB per rank (limit 11 GiB: ...)", for the run header.
   std::string summary() const;
@@ -47,6 +48,18 @@ MemoryLimit memory_limit(MPI_Comm comm, const Config &config);
 MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &config, long long N, long long n,
                                int head_ranks, int groups, Job job, const std::string &data_key,
                                const std::string &data_value);
+
+// depth.checkpoint_slices for the adjoint's trajectory: the configured value,
+// or for auto 0 (every step kept) when the run fits the limit, else the
+// largest spacing that fits, else the one that needs least. 0 for a forward
+// job. Same arguments as estimate_memory.
+long long plan_depth_checkpoints(const MemoryLimit &limit, const Config &config, long long N, long long n,
+                                 int head_ranks, int groups, Job job, const std::string &data_key,
+                                 const std::string &data_value);
+// For the run header: the checkpoints of `config` (resolved), what one
+// solve's trajectory of states of `state_bytes` holds with them and without,
+// and the slices recomputed; "" without checkpoints.
+std::string describe_depth_checkpoints(const Config &config, long long stages, long double state_bytes);
 
 // InputError `KEY = VALUE: why` when an index would overflow (a state of
 // more than 2^31 - 1 values, which PETSc's and MPI's counts cannot address)

@@ -1,0 +1,130 @@
+// The adjoint with checkpoints (depth.checkpoint_slices): the gradient, the
+// cotangent of X(0) and the NTK's Gram the same bit for bit as with every
+// step stored, for tableaux with and without first-same-as-last and several
+// spacings; and the plan that auto chooses under a memory limit. Runs on
+// any number of ranks.
+#include "mft/analysis/ntk.hpp"
+#include "mft/depth/depth.hpp"
+#include "mft/runs/build_problem.hpp"
+#include "mft/runs/command_line.hpp"
+#include "mft/runs/memory.hpp"
+#include "mft/train/objective.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+// L = 5 slices (unless `extra` says), so every spacing below leaves a
+// shorter last segment.
+mft::Config five_slices(const Args &extra, long long checkpoint_slices) {
+  Args args = {"--model.d", "3", "--model.head_dim", "2", "--model.heads", "3", "--data.task", "gaussian",
+               "--model.mlp_particles", "2", "--model.mlp_width", "3", "--model.causal", "true",
+               "--depth.checkpoint_slices",
+               checkpoint_slices == mft::kDepthCheckpointsAuto ? "auto" : std::to_string(checkpoint_slices)};
+  for (const auto &[key, value] : {std::pair{"--model.slices", "5"}, {"--data.sequences", "5"}, {"--data.tokens", "4"}})
+    if (std::find(extra.begin(), extra.end(), key) == extra.end()) args.insert(args.end(), {key, value});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return mft::parse_config(args);
+}
+
+struct Gradient {
+  std::vector<double> dR, dX0;
+  double risk = 0;
+  long long segments = 0;
+};
+
+Gradient gradient_of(const Args &extra, long long checkpoint_slices) {
+  mft::Config config = five_slices(extra, checkpoint_slices);
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+  mft::Objective objective(problem);
+  std::vector<double> theta(problem.particles->local_size());
+  problem.particles->pack(theta.data());
+  const mft::Gradient &g = objective.at(theta.data());
+  return {g.dR, g.dX0, g.risk, problem.solver->segment_count()};
+}
+
+class Checkpoints : public testing::TestWithParam<std::tuple<Args, long long>> {};
+
+TEST_P(Checkpoints, GradientIsTheStoredTrajectorysBitForBit) {
+  const auto [scheme, spacing] = GetParam();
+  const Gradient stored = gradient_of(scheme, 0), recomputed = gradient_of(scheme, spacing);
+  ASSERT_EQ(stored.segments, 1);
+  ASSERT_EQ(recomputed.segments, (5 + spacing - 1) / spacing) << "the checkpoints were not used";
+  EXPECT_EQ(stored.risk, recomputed.risk);
+  ASSERT_EQ(stored.dR.size(), recomputed.dR.size());
+  for (size_t i = 0; i < stored.dR.size(); ++i)
+    ASSERT_EQ(stored.dR[i], recomputed.dR[i]) << "dR/dtheta entry " << i << " differs";
+  for (size_t i = 0; i < stored.dX0.size(); ++i)
+    ASSERT_EQ(stored.dX0[i], recomputed.dX0[i]) << "dR/dX0 entry " << i << " differs";
+}
+
+// RK4 (the default), Dormand-Prince (FSAL, stages of weight 0) with two
+// steps per slice, forward Euler with three, the sphere's token norm.
+INSTANTIATE_TEST_SUITE_P(
+    Schemes, Checkpoints,
+    testing::Combine(testing::Values(Args{}, Args{"--depth.rk_type", "5dp", "--depth.steps_per_slice", "2"},
+                                     Args{"--depth.ts_type", "euler", "--depth.steps_per_slice", "3"},
+                                     Args{"--model.norm", "sphere"}),
+                     testing::Values(1LL, 2LL, 4LL)));
+
+TEST(Checkpoints, NtkGramIsTheStoredTrajectorysBitForBit) {
+  std::vector<double> gram[2];
+  for (long long spacing : {0LL, 2LL}) {
+    mft::Config config = five_slices({"--readout.dim", "2"}, spacing);
+    mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+    gram[spacing == 0 ? 0 : 1] = mft::ntk_spectrum(problem, "all").gram;
+  }
+  ASSERT_EQ(gram[0].size(), gram[1].size());
+  for (size_t i = 0; i < gram[0].size(); ++i) ASSERT_EQ(gram[0][i], gram[1][i]) << "Gram entry " << i;
+}
+
+// auto: every step while the run fits; under a tighter limit the largest
+// spacing that fits; under one too tight for any, the least memory.
+TEST(Checkpoints, AutoChoosesTheLargestSpacingThatFits) {
+  mft::Config config = five_slices({"--model.slices", "12", "--data.tokens", "64", "--data.sequences", "64"},
+                                   mft::kDepthCheckpointsAuto);
+  config = mft::resolve_config(MPI_COMM_WORLD, config, mft::Job::Train);
+  const long long N = config.data.sequences, n = config.data.tokens;
+  const auto need = [&](long long spacing, const mft::MemoryLimit &limit) {
+    mft::Config c = config;
+    c.depth.checkpoint_slices = spacing;
+    return mft::estimate_memory(limit, c, N, n, 1, 1, mft::Job::Train, "data.sequences", "64").total;
+  };
+  const auto plan = [&](long double bytes) {
+    const mft::MemoryLimit limit{bytes, "a test"};
+    return mft::plan_depth_checkpoints(limit, config, N, n, 1, 1, mft::Job::Train, "data.sequences", "64");
+  };
+  const long double full = need(0, {});
+  EXPECT_EQ(plan(0), 0) << "no limit known";
+  EXPECT_EQ(plan(full), 0);
+  EXPECT_EQ(plan(full * 2), 0);
+  // Between the needs of spacings 5 and 6 (the 12 slices' trajectory
+  // dominates: each spacing needs more than the one below it from 4 up).
+  for (long long c = 4; c < 11; ++c) ASSERT_LT(need(c, {}), need(c + 1, {})) << "spacing " << c;
+  EXPECT_EQ(plan((need(5, {}) + need(6, {})) / 2), 5);
+  EXPECT_EQ(plan(need(6, {})), 6);
+  EXPECT_EQ(plan(need(11, {})), 11);
+  EXPECT_EQ(plan(full - 1), 11);
+  EXPECT_EQ(config.depth.checkpoint_slices, mft::kDepthCheckpointsAuto) << "the plan leaves the configuration";
+  // Too tight for any: the spacing of least memory, which require_fits then refuses.
+  long long least = 1;
+  for (long long c = 2; c < 12; ++c)
+    if (need(c, {}) < need(least, {})) least = c;
+  EXPECT_EQ(plan(1e6), least);
+  // A forward job keeps no trajectory, and a configured spacing stands.
+  const mft::MemoryLimit tight{1e6, "a test"};
+  EXPECT_EQ(mft::plan_depth_checkpoints(tight, config, N, n, 1, 1, mft::Job::Forward, "data.sequences", "64"), 0);
+  config.depth.checkpoint_slices = 3;
+  EXPECT_EQ(mft::plan_depth_checkpoints(tight, config, N, n, 1, 1, mft::Job::Train, "data.sequences", "64"), 3);
+}
+
+} // namespace
