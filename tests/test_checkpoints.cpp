@@ -87,38 +87,56 @@ TEST(Checkpoints, NtkGramIsTheStoredTrajectorysBitForBit) {
   for (size_t i = 0; i < gram[0].size(); ++i) ASSERT_EQ(gram[0][i], gram[1][i]) << "Gram entry " << i;
 }
 
-// auto: every step while the run fits; under a tighter limit the largest
-// spacing that fits; under one too tight for any, the least memory.
-TEST(Checkpoints, AutoChoosesTheLargestSpacingThatFits) {
+// auto: every step while the run fits; under a tighter limit the spacing
+// that fits with the fewest slices recomputed; under one too tight for
+// any, the least memory.
+TEST(Checkpoints, AutoChoosesTheLeastRecomputationThatFits) {
   mft::Config config = five_slices({"--model.slices", "12", "--data.tokens", "64", "--data.sequences", "64"},
                                    mft::kDepthCheckpointsAuto);
   config = mft::resolve_config(MPI_COMM_WORLD, config, mft::Job::Train);
-  const long long N = config.data.sequences, n = config.data.tokens;
-  const auto need = [&](long long spacing, const mft::MemoryLimit &limit) {
+  const long long N = config.data.sequences, n = config.data.tokens, L = 12;
+  const auto need = [&](long long spacing) {
     mft::Config c = config;
     c.depth.checkpoint_slices = spacing;
-    return mft::estimate_memory(limit, c, N, n, 1, 1, mft::Job::Train, "data.sequences", "64").total;
+    return mft::estimate_memory({}, c, N, n, 1, 1, mft::Job::Train, "data.sequences", "64").total;
   };
   const auto plan = [&](long double bytes) {
     const mft::MemoryLimit limit{bytes, "a test"};
     return mft::plan_depth_checkpoints(limit, config, N, n, 1, 1, mft::Job::Train, "data.sequences", "64");
   };
-  const long double full = need(0, {});
+  // Slices recomputed: all but the last segment's.
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 0), 0);
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 12), 0);
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 11), 11); // segments 11 + 1
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 6), 6);
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 5), 10); // 5 + 5 + 2
+  EXPECT_EQ(mft::depth_recomputed_slices(12, 1), 11);
+  const long double full = need(0);
   EXPECT_EQ(plan(0), 0) << "no limit known";
   EXPECT_EQ(plan(full), 0);
   EXPECT_EQ(plan(full * 2), 0);
-  // Between the needs of spacings 5 and 6 (the 12 slices' trajectory
-  // dominates: each spacing needs more than the one below it from 4 up).
-  for (long long c = 4; c < 11; ++c) ASSERT_LT(need(c, {}), need(c + 1, {})) << "spacing " << c;
-  EXPECT_EQ(plan((need(5, {}) + need(6, {})) / 2), 5);
-  EXPECT_EQ(plan(need(6, {})), 6);
-  EXPECT_EQ(plan(need(11, {})), 11);
-  EXPECT_EQ(plan(full - 1), 11);
+  // Just below every step: 6 slices a segment (6 recomputed, less memory
+  // than 7 to 11, which recompute 7 to 11), not the largest spacing.
+  for (long long c = 6; c < 11; ++c) ASSERT_LT(need(c), need(c + 1)) << "spacing " << c;
+  EXPECT_EQ(plan(full - 1), 6);
+  EXPECT_EQ(plan(need(6)), 6);
+  // Below 6's need: 4 (three segments, 8 recomputed) where it fits.
+  ASSERT_LT(need(4), need(6));
+  EXPECT_EQ(plan((need(4) + need(6)) / 2), 4);
+  // The choice recomputes the least of all that fit, whatever the limit.
+  for (long double bytes : {need(1), need(2), need(3), need(4), need(5)}) {
+    const long long chosen = plan(bytes);
+    ASSERT_LE(need(chosen), bytes);
+    for (long long c = 1; c < L; ++c)
+      if (need(c) <= bytes)
+        EXPECT_LE(mft::depth_recomputed_slices(L, chosen), mft::depth_recomputed_slices(L, c))
+            << "limit " << static_cast<double>(bytes) << ": chose " << chosen << ", " << c << " fits";
+  }
   EXPECT_EQ(config.depth.checkpoint_slices, mft::kDepthCheckpointsAuto) << "the plan leaves the configuration";
   // Too tight for any: the spacing of least memory, which require_fits then refuses.
   long long least = 1;
-  for (long long c = 2; c < 12; ++c)
-    if (need(c, {}) < need(least, {})) least = c;
+  for (long long c = 2; c < L; ++c)
+    if (need(c) < need(least)) least = c;
   EXPECT_EQ(plan(1e6), least);
   // A forward job keeps no trajectory, and a configured spacing stands.
   const mft::MemoryLimit tight{1e6, "a test"};

@@ -48,7 +48,8 @@ Config from_run_configuration(MPI_Comm comm, const Config &given_config, const C
                                          shown(theirs[e.key]) + "; --from takes the model's and data's keys "
                                          "from the file (init.file puts its particles into a model of your own)"));
         set_config_key(config, e.key, theirs[e.key]);
-      } else if (e.key.rfind("depth.", 0) == 0) {
+      } else if (e.key.rfind("depth.", 0) == 0 && !restart_may_change(e.key)) {
+        // The scheme is the file's; its checkpoints were its machine's.
         if (!given) set_config_key(config, e.key, theirs[e.key]);
       } else if (e.key.rfind("init.", 0) == 0 && given) {
         throw InputError(key_error(e.key, shown(here),
@@ -98,7 +99,7 @@ std::string init_file_differences(const Config &config, const std::string &comma
   }
   std::string out;
   for (const ConfigEntry &e : config_entries(config)) {
-    if (!in_section(e.key, {"model.", "readout.", "loss.", "depth."})) continue;
+    if (!in_section(e.key, {"model.", "readout.", "loss.", "depth."}) || restart_may_change(e.key)) continue;
     const auto it = point.config.find(e.key);
     const std::string here = to_string(e.value);
     if (it == point.config.end() || it->second == here) continue;

@@ -262,26 +262,38 @@ long long plan_depth_checkpoints(const MemoryLimit &limit, const Config &c, long
     return estimate_memory(limit, plan, N, n, head_ranks, groups, job, data_key, data_value).total;
   };
   if (limit.bytes <= 0 || need(0) <= limit.bytes) return 0;
-  // The largest spacing that fits recomputes the fewest slices; when none
+  // Of the spacings that fit, the one that recomputes fewest slices (all
+  // but the last segment's), the less memory between equals; when none
   // fits, the one that needs least, for require_fits to report.
-  long long least = 0;
-  long double least_bytes = need(0);
-  for (long long slices = c.model.slices - 1; slices >= 1; --slices) {
+  const long long L = c.model.slices;
+  long long best = 0, least = 0, best_recomputed = 0;
+  long double best_bytes = 0, least_bytes = need(0);
+  for (long long slices = 1; slices < L; ++slices) {
     const long double bytes = need(slices);
-    if (bytes <= limit.bytes) return slices;
+    const long long recomputed = depth_recomputed_slices(L, slices);
+    if (bytes <= limit.bytes &&
+        (best == 0 || recomputed < best_recomputed || (recomputed == best_recomputed && bytes < best_bytes))) {
+      best = slices;
+      best_recomputed = recomputed;
+      best_bytes = bytes;
+    }
     if (bytes < least_bytes) {
       least = slices;
       least_bytes = bytes;
     }
   }
-  return least;
+  return best > 0 ? best : least;
+}
+
+long long depth_recomputed_slices(long long slices, long long checkpoint_slices) {
+  if (checkpoint_slices <= 0 || checkpoint_slices >= slices) return 0;
+  return (slices + checkpoint_slices - 1) / checkpoint_slices * checkpoint_slices - checkpoint_slices;
 }
 
 std::string describe_depth_checkpoints(const Config &c, long long stages, long double state_bytes) {
   const long long L = c.model.slices, k = c.depth.steps_per_slice, every = c.depth.checkpoint_slices;
   if (every <= 0 || every >= L) return "";
-  const long long segments = (L + every - 1) / every;
-  const long long recomputed = (segments - 1) * every; // all but the last segment
+  const long long recomputed = depth_recomputed_slices(L, every);
   const std::string spacing = every == 1 ? "slice" : std::to_string(every) + " slices";
   char text[400];
   std::snprintf(text, sizeof text,

@@ -44,8 +44,8 @@ struct DepthConfig {
   std::string rk_type = "4";  // PETSc TSRKType, when ts_type = rk
   long long steps_per_slice = 1;
   // The adjoint's forward trajectory: kDepthCheckpointsAuto (every step kept
-  // when it fits the memory limit, else the cheapest checkpointing that
-  // does), 0 (every step kept), or c >= 1 (the state kept at every c-th
+  // when it fits the memory limit, else the checkpoints that fit with the
+  // least recomputation), 0 (every step kept), or c >= 1 (the state kept at every c-th
   // slice boundary, and c slices of steps recomputed at a time).
   long long checkpoint_slices = -1;
 };

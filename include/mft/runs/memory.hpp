@@ -51,11 +51,14 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &config, l
 
 // depth.checkpoint_slices for the adjoint's trajectory: the configured value,
 // or for auto 0 (every step kept) when the run fits the limit, else the
-// largest spacing that fits, else the one that needs least. 0 for a forward
-// job. Same arguments as estimate_memory.
+// spacing that fits with the fewest slices recomputed, else the one that
+// needs least. 0 for a forward job. Same arguments as estimate_memory.
 long long plan_depth_checkpoints(const MemoryLimit &limit, const Config &config, long long N, long long n,
                                  int head_ranks, int groups, Job job, const std::string &data_key,
                                  const std::string &data_value);
+// Slices the adjoint recomputes per gradient with a checkpoint every
+// `checkpoint_slices` of `slices` (all but the last segment's); 0 without.
+long long depth_recomputed_slices(long long slices, long long checkpoint_slices);
 // For the run header: the checkpoints of `config` (resolved), what one
 // solve's trajectory of states of `state_bytes` holds with them and without,
 // and the slices recomputed; "" without checkpoints.
