@@ -129,7 +129,7 @@ void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, d
               "of %lld) = %.2f forward solves",
               evals_per_solve, train_steps, s.step_over_forward);
   if (ntk) std::printf("; NTK = %.2f training steps", s.ntk_over_step);
-  std::printf("\ndepth trajectory %.1f MiB per rank (states and stages); peak RSS %.1f MiB per rank\n",
+  std::printf("\ndepth trajectory %.1f MiB per rank (stages, and checkpoints); peak RSS %.1f MiB per rank\n",
               s.trajectory_mib, s.rss_mib);
   if (!s.batches.empty()) {
     std::printf("minibatch steps (sgd, train.batch b; the full step takes %.6f s):\n", s.step_seconds);

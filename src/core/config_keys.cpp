@@ -282,7 +282,7 @@ const std::vector<Key> &key_table() {
       add_key("depth.steps_per_slice", &C::depth, &DepthConfig::steps_per_slice, {positive},
            "integrator steps k per slice (step 1/(L k))"),
       add_key("depth.checkpoint_slices", &C::depth, &DepthConfig::checkpoint_slices, {checkpoints_or_auto},
-              "the adjoint's forward trajectory: 0 keeps every step's state and stages; c >= 1 keeps the "
+              "the adjoint's forward trajectory: 0 keeps every step's stages; c >= 1 keeps the "
               "state every c slices and recomputes c slices at a time (the same gradient, bit for bit, for "
               "at most one more forward solve); auto: every step when the run fits its memory limit, else the "
               "c that fits with the fewest slices recomputed. Training and the NTK only: a forward solve "

@@ -198,7 +198,7 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
   // 2s + 2 work vectors; training adds the adjoint's s + 8 vectors of the
   // same size.
   e.parts.push_back({"token states", data + state * ((2 * s + 5) + (trains ? s + 8 : 0)), data_key, data_value});
-  // The memory trajectory: every step's state and stages, or with checkpoints a segment's.
+  // The memory trajectory: every step's stages, or with checkpoints a segment's.
   if (trains) e.parts.push_back({"depth trajectory", state * trajectory, data_key, data_value});
   // mft forward's tokens through depth: the recorded states and their copy as written.
   if (job == Job::Forward && c.forward.tokens_depth) {

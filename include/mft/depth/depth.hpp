@@ -84,9 +84,9 @@ struct DepthContext {
 // InputError as DepthSolver's. What a run's resolved configuration records.
 DepthConfig resolve_depth_scheme(const DepthConfig &config, bool adjoint);
 // States (each the size of the tokens) the adjoint's forward trajectory
-// keeps for L slices of k steps of `stages` stages: every step's state and
-// stages, or with checkpoints every c slices (0: none), one segment's and the
-// segments' starting states.
+// keeps for L slices of k steps of `stages` stages: every step's stages and
+// the first state, or with checkpoints every c slices (0: none), one
+// segment's and the segments' starting states.
 double depth_trajectory_states(long long slices, long long steps_per_slice, long long stages,
                                long long checkpoint_slices);
 // The stages of one depth step of that scheme, as PETSc's tableau says
@@ -129,7 +129,7 @@ public:
   const std::string &rk_type() const { return rk_type_; }
   long long steps() const { return static_cast<long long>(ctx_.slices * ctx_.steps_per_slice); }
   TS ts() const { return ts_; }
-  // Bytes the stored forward trajectory takes (states and stages, and the
+  // Bytes the stored forward trajectory takes (stages, and the
   // checkpoints), 0 without adjoint.
   double trajectory_bytes() const;
   // Forward segments: 1, or with checkpoints one per c slices.
