@@ -23,8 +23,8 @@ HERE = Path(__file__).resolve().parent
 # Two sizes whose trajectory dominates the run's memory: many short
 # sequences, and fewer long ones. mft-bench's options, then the same as keys.
 SIZES = [
-    {"N": 256, "n": 16, "d": 32, "dh": 16, "M": 4, "L": 32, "k": 4},
-    {"N": 32, "n": 128, "d": 32, "dh": 16, "M": 4, "L": 32, "k": 4},
+    {"N": 512, "n": 16, "d": 32, "dh": 16, "M": 4, "L": 32, "k": 4},
+    {"N": 64, "n": 128, "d": 32, "dh": 16, "M": 4, "L": 32, "k": 4},
 ]
 KEYS = {"N": "data.sequences", "n": "data.tokens", "d": "model.d", "dh": "model.head_dim", "M": "model.heads",
         "L": "model.slices", "k": "depth.steps_per_slice"}
@@ -78,7 +78,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=int(os.environ.get("MFT_RANKS", "2")))
     parser.add_argument("--factor", type=float, default=4.0,
                         help="the full trajectory over run.max_memory")
-    parser.add_argument("--train-steps", type=int, default=3)
+    parser.add_argument("--train-steps", type=int, default=2)
     build = Path(os.environ.get("MFT_BUILD", HERE.parent / "build"))
     parser.add_argument("--bench", default=str(build / "apps" / "mft-bench"))
     parser.add_argument("--mft", default=str(build / "apps" / "mft"))
