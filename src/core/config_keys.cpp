@@ -467,6 +467,11 @@ const std::vector<Key> &key_table() {
       add_key("run.max_memory", &C::run, &RunConfig::max_memory, {parse_bytes},
            "bytes a rank may use (suffix K, M, G, T); 0: the node's MemAvailable shared by its ranks, "
            "or a Slurm job's --mem / --mem-per-cpu when tighter").restartable(),
+      add_key("run.precision", &C::run, &RunConfig::precision, one_of({"double", "mixed"}),
+              "what the attention and MLP kernels compute in: double, or mixed (their products in float with "
+              "16 lanes per AVX-512 register, every sum across sequences, slices and ranks, the particles, "
+              "their updates and the output in double)")
+          .added_to_format(),
   };
   return table;
 }

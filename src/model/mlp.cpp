@@ -3,9 +3,11 @@
 #include "mft/core/blas.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/log_events.hpp"
+#include "mft/model/kernel_precision.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace mft {
 namespace {
@@ -40,7 +42,8 @@ Activation parse_activation(const std::string &name) {
   throw InputError(key_error("model.activation", name, "must be one of relu, gelu, huber-relu"));
 }
 
-MlpKernel::MlpKernel(long long N, long long n, const NeuronParticles &neurons, double scale, Activation act)
+template <class R>
+MlpKernel<R>::MlpKernel(long long N, long long n, const NeuronParticles &neurons, double scale, Activation act)
     : tokens_(N * n), n_(n), d_(neurons.d), d_f_(neurons.d_f), L_(neurons.L), Ml_(neurons.own.count()),
       scale_(scale), act_(act), neurons_(&neurons) {
   const long long width = std::max<long long>(1, Ml_ * d_f_);
@@ -52,60 +55,71 @@ MlpKernel::MlpKernel(long long N, long long n, const NeuronParticles &neurons, d
   A_.resize(H_.size());
   dW1c_.resize(static_cast<size_t>(d_ * width));
   dW2s_.resize(dW1c_.size());
+  if constexpr (!std::is_same_v<R, double>) {
+    X_in_.resize(static_cast<size_t>(block_ * d_));
+    C_in_.resize(X_in_.size());
+    product_.resize(static_cast<size_t>(std::max(block_, width) * d_));
+  }
   particles_changed();
 }
 
 std::unique_ptr<SpeciesKernel> NeuronParticles::make_kernel(long long N, long long n, double scale,
                                                             const FieldOptions &options) const {
-  return std::make_unique<MlpKernel>(N, n, *this, scale, parse_activation(options.activation));
+  if (options.mixed_precision)
+    return std::make_unique<MlpKernel<float>>(N, n, *this, scale, parse_activation(options.activation));
+  return std::make_unique<MlpKernel<double>>(N, n, *this, scale, parse_activation(options.activation));
 }
 
-void MlpKernel::particles_changed() {
+template <class R> void MlpKernel<R>::particles_changed() {
   const NeuronParticles &neurons = *neurons_;
   const long long ld = Ml_ * d_f_;
   for (long long l = 0; l < L_; ++l) {
-    double *W1c = W1c_.data() + l * d_ * ld;
-    double *W2s = W2s_.data() + l * d_ * ld;
+    R *W1c = W1c_.data() + l * d_ * ld;
+    R *W2s = W2s_.data() + l * d_ * ld;
     for (long long m = 0; m < Ml_; ++m) {
       const double *W1 = neurons.w1(l, m), *W2 = neurons.w2(l, m);
       for (long long f = 0; f < d_f_; ++f)
         for (long long j = 0; j < d_; ++j) {
-          W1c[j * ld + m * d_f_ + f] = W1[f * d_ + j];
-          W2s[(m * d_f_ + f) * d_ + j] = scale_ * W2[j * d_f_ + f];
+          W1c[j * ld + m * d_f_ + f] = static_cast<R>(W1[f * d_ + j]);
+          W2s[(m * d_f_ + f) * d_ + j] = static_cast<R>(scale_ * W2[j * d_f_ + f]);
         }
     }
   }
 }
 
-void MlpKernel::add_velocity(long long l, const double *X, double *F) {
+template <class R> void MlpKernel<R>::add_velocity(long long l, const double *X, double *F) {
   if (Ml_ == 0) return;
   // W1 x and W2 h: 2 d d_f each per token and neuron.
   LogScope log(&LogEvents::mlp_forward, 4.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
   const long long ld = Ml_ * d_f_;
-  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  const R *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   for (long long r0 = 0; r0 < tokens_; r0 += block_) {
     const long long rows = std::min(block_, tokens_ - r0);
-    gemm(false, false, rows, ld, d_, 1.0, X + r0 * d_, d_, W1c, ld, 0.0, H_.data(), ld);
-    for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
-    gemm(false, false, rows, d_, ld, 1.0, A_.data(), ld, W2s, d_, 1.0, F + r0 * d_, d_);
+    const R *Xr = in_precision<R>(X + r0 * d_, rows * d_, X_in_);
+    gemm(false, false, rows, ld, d_, R(1), Xr, d_, W1c, ld, R(0), H_.data(), ld);
+    for (long long i = 0; i < rows * ld; ++i) A_[i] = static_cast<R>(activate(act_, H_[i]));
+    add_product<R>(false, false, rows, d_, ld, 1.0, A_.data(), ld, W2s, d_, F + r0 * d_, d_, product_);
   }
 }
 
-void MlpKernel::vjp_tokens(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
-                           long long rows, double *dW1c, double *dW2s, double weight) {
+template <class R>
+void MlpKernel<R>::vjp_tokens(const double *X, const double *C, double *dX, const R *W1c, const R *W2s,
+                              long long rows, double *dW1c, double *dW2s, double weight) {
   const long long ld = Ml_ * d_f_;
-  gemm(false, false, rows, ld, d_, 1.0, X, d_, W1c, ld, 0.0, H_.data(), ld);
-  for (long long i = 0; i < rows * ld; ++i) A_[i] = activate(act_, H_[i]);
+  const R *Xr = in_precision<R>(X, rows * d_, X_in_), *Cr = in_precision<R>(C, rows * d_, C_in_);
+  gemm(false, false, rows, ld, d_, R(1), Xr, d_, W1c, ld, R(0), H_.data(), ld);
+  for (long long i = 0; i < rows * ld; ++i) A_[i] = static_cast<R>(activate(act_, H_[i]));
   // dW2 (unscaled particles): scale u c^T, accumulated as (Ml d_f) x d.
-  gemm(true, false, ld, d_, rows, weight * scale_, A_.data(), ld, C, d_, 1.0, dW2s, d_);
+  add_product<R>(true, false, ld, d_, rows, weight * scale_, A_.data(), ld, Cr, d_, dW2s, d_, product_);
   // dz = act'(z) .* (scale W2^T c), into A_.
-  gemm(false, true, rows, ld, d_, 1.0, C, d_, W2s, d_, 0.0, A_.data(), ld);
-  for (long long i = 0; i < rows * ld; ++i) A_[i] *= derivative(act_, H_[i]);
-  gemm(false, true, rows, d_, ld, 1.0, A_.data(), ld, W1c, ld, 1.0, dX, d_);
-  gemm(true, false, d_, ld, rows, weight, X, d_, A_.data(), ld, 1.0, dW1c, ld);
+  gemm(false, true, rows, ld, d_, R(1), Cr, d_, W2s, d_, R(0), A_.data(), ld);
+  for (long long i = 0; i < rows * ld; ++i) A_[i] *= static_cast<R>(derivative(act_, H_[i]));
+  add_product<R>(false, true, rows, d_, ld, 1.0, A_.data(), ld, W1c, ld, dX, d_, product_);
+  add_product<R>(true, false, d_, ld, rows, weight, Xr, d_, A_.data(), ld, dW1c, ld, product_);
 }
 
-void MlpKernel::map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1,
+template <class R>
+void MlpKernel<R>::map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1,
                                  double *dW2) const {
   const long long ld = Ml_ * d_f_;
   for (long long m = 0; m < Ml_; ++m)
@@ -116,13 +130,14 @@ void MlpKernel::map_to_particles(const double *dW1c, const double *dW2s, double 
       }
 }
 
-void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
+template <class R>
+void MlpKernel<R>::add_vjp(long long l, const double *X, const double *C, double *dX, double *dW1,
                         double *dW2, double weight) {
   if (Ml_ == 0) return;
   // Per token and neuron: W1 x again, W2^T c, dW2, W1^T dz, dW1 (2 d d_f each).
   LogScope log(&LogEvents::mlp_vjp, 10.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
   const long long ld = Ml_ * d_f_;
-  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  const R *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   std::fill(dW1c_.begin(), dW1c_.end(), 0.0);
   std::fill(dW2s_.begin(), dW2s_.end(), 0.0);
   for (long long r0 = 0; r0 < tokens_; r0 += block_)
@@ -131,7 +146,8 @@ void MlpKernel::add_vjp(long long l, const double *X, const double *C, double *d
   map_to_particles(dW1c_.data(), dW2s_.data(), weight, dW1, dW2);
 }
 
-void MlpKernel::add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
+template <class R>
+void MlpKernel<R>::add_vjp_rows(long long l, const double *X, const double *C, double *dX, double weight,
                              long long stride, long long offset) {
   if (Ml_ == 0) return;
   const long long ld = Ml_ * d_f_, per_row = d_ * ld, N = tokens_ / n_;
@@ -140,7 +156,7 @@ void MlpKernel::add_vjp_rows(long long l, const double *X, const double *C, doub
     dW2_rows_.assign(dW1_rows_.size(), 0.0);
   }
   LogScope log(&LogEvents::mlp_vjp, 10.0 * static_cast<double>(tokens_ * Ml_ * d_ * d_f_));
-  const double *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
+  const R *W1c = W1c_.data() + l * d_ * ld, *W2s = W2s_.data() + l * d_ * ld;
   // A sequence at a time: its own parameter cotangents.
   for (long long i = 0; i < N; ++i) {
     const long long r = i * stride + offset, at = i * n_ * d_;
@@ -149,19 +165,23 @@ void MlpKernel::add_vjp_rows(long long l, const double *X, const double *C, doub
   }
 }
 
-void MlpKernel::add_row(long long, long long r, const std::vector<double *> &d) const {
+template <class R>
+void MlpKernel<R>::add_row(long long, long long r, const std::vector<double *> &d) const {
   if (Ml_ == 0) return;
   const long long per_row = d_ * Ml_ * d_f_;
   map_to_particles(dW1_rows_.data() + r * per_row, dW2_rows_.data() + r * per_row, 1.0, d[0], d[1]);
 }
 
-void MlpKernel::clear_rows() {
+template <class R> void MlpKernel<R>::clear_rows() {
   std::fill(dW1_rows_.begin(), dW1_rows_.end(), 0.0);
   std::fill(dW2_rows_.begin(), dW2_rows_.end(), 0.0);
 }
 
-double MlpKernel::row_bytes(long long N, long long stride) const {
+template <class R> double MlpKernel<R>::row_bytes(long long N, long long stride) const {
   return 2.0 * static_cast<double>(N * stride) * static_cast<double>(d_ * Ml_ * d_f_) * sizeof(double);
 }
+
+template class MlpKernel<double>;
+template class MlpKernel<float>;
 
 } // namespace mft

@@ -21,6 +21,11 @@
 // overhead (about 1.3x faster at d = 8); D = 0 reads d at run time. The
 // kernel instantiates d = 1 ... 16 (with_token_dim) and runs larger d with
 // D = 0: one code path, two ways of knowing d.
+//
+// Every loop is a template on the element type R: double, or float for
+// run.precision = mixed, where a register holds twice the lanes (16 heads
+// with AVX-512) and `lanes` below means lanes_of<R>. Each sum here runs over
+// at most n tokens or d components, in R.
 #include "mft/core/lanes.hpp"
 
 #include <cstring>
@@ -29,14 +34,15 @@
 namespace mft::query_tile {
 
 // The vector of heads [c, c + lanes) at component k of a packed array.
-inline const double *at(const double *A, long long k, long long c, long long d) {
-  return A + c * d + k * lanes;
+template <class R> inline const R *at(const R *A, long long k, long long c, long long d) {
+  return A + c * d + k * lanes_of<R>;
 }
-inline double *at(double *A, long long k, long long c, long long d) {
-  return A + c * d + k * lanes;
+template <class R> inline R *at(R *A, long long k, long long c, long long d) {
+  return A + c * d + k * lanes_of<R>;
 }
 // The index of (k, head m) in a packed array.
-inline long long packed_index(long long k, long long m, long long d) {
+template <class R> inline long long packed_index(long long k, long long m, long long d) {
+  constexpr long long lanes = lanes_of<R>;
   return (m - m % lanes) * d + k * lanes + m % lanes;
 }
 
@@ -64,9 +70,10 @@ template <class F, long long D = 1> void with_token_dim(long long d, F &&f) {
 constexpr long long ways = 4;
 // Up to 4 groups (16 accumulators) with AVX-512's 32 vector registers, 2
 // with AVX2's 16 (8 accumulators).
-constexpr int kGroups = lanes >= 8 ? 4 : 2;
+constexpr int kGroups = kVectorBytes >= 64 ? 4 : 2;
 
-template <int MaxG = kGroups, class Body> void for_head_groups(long long heads, Body &&body) {
+template <class R, int MaxG = kGroups, class Body> void for_head_groups(long long heads, Body &&body) {
+  constexpr long long lanes = lanes_of<R>;
   long long c = 0;
   if constexpr (MaxG >= 4)
     for (; c + 4 * lanes <= heads; c += 4 * lanes) body(std::integral_constant<int, 4>{}, c);
@@ -77,22 +84,24 @@ template <int MaxG = kGroups, class Body> void for_head_groups(long long heads, 
 // S (visible x heads) = scores of query a against tokens b < visible, and,
 // when column_max is not null, column_max[m] = max_b S[b][m] (the softmax's
 // shift, found while the scores are in registers).
-template <long long D>
-inline void scores(const double *X, Dim<D> dim, const double *Za, long long heads, long long visible, double *S,
-                   double *column_max) {
+template <class R, long long D>
+inline void scores(const R *X, Dim<D> dim, const R *Za, long long heads, long long visible, R *S,
+                   R *column_max) {
   const long long d = dim();
-  for_head_groups(heads, [&](auto group, long long c) {
+  constexpr long long lanes = lanes_of<R>; // the R lanes of a register
+  using Lanes = LanesOf<R>;
+  for_head_groups<R>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     constexpr long long B = G >= 4 ? 2 : ways; // tokens at once: B G accumulators
     Lanes mx[G];
-    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - __builtin_inf();
+    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - static_cast<R>(__builtin_inf());
     const auto keep = [&](long long b, int g, Lanes value) {
       store(S + b * heads + c + g * lanes, value);
       mx[g] = lane_max(value, mx[g]);
     };
     long long b = 0;
     for (; b + B <= visible; b += B) {
-      const double *x = X + b * d;
+      const R *x = X + b * d;
       Lanes z[G], a[B][G];
       for (int g = 0; g < G; ++g) z[g] = load(at(Za, 0, c + g * lanes, d));
       for (long long q = 0; q < B; ++q)
@@ -106,7 +115,7 @@ inline void scores(const double *X, Dim<D> dim, const double *Za, long long head
         for (int g = 0; g < G; ++g) keep(b + q, g, a[q][g]);
     }
     for (; b < visible; ++b) {
-      const double *x = X + b * d;
+      const R *x = X + b * d;
       for (int g = 0; g < G; ++g) {
         Lanes acc = x[0] * load(at(Za, 0, c + g * lanes, d));
         for (long long k = 1; k < d; ++k) acc += x[k] * load(at(Za, k, c + g * lanes, d));
@@ -121,11 +130,13 @@ inline void scores(const double *X, Dim<D> dim, const double *Za, long long head
 // Ya (d x heads) = sum_b P[b][m] x_b[k]: the weighted token means of query a
 // (visible >= 1: a attends to itself), for P = W scale (score_map.hpp): the
 // column factors are applied as Ya is stored.
-template <long long D>
-inline void mix(const double *X, Dim<D> dim, const double *P, const double *scale, long long heads,
-                long long visible, double *Ya) {
+template <class R, long long D>
+inline void mix(const R *X, Dim<D> dim, const R *P, const R *scale, long long heads,
+                long long visible, R *Ya) {
   const long long d = dim();
-  for_head_groups(heads, [&](auto group, long long c) {
+  constexpr long long lanes = lanes_of<R>; // the R lanes of a register
+  using Lanes = LanesOf<R>;
+  for_head_groups<R>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     long long k = 0;
     for (; k + ways <= d; k += ways) {
@@ -134,7 +145,7 @@ inline void mix(const double *X, Dim<D> dim, const double *P, const double *scal
       for (long long q = 0; q < ways; ++q)
         for (int g = 0; g < G; ++g) a[q][g] = X[k + q] * p[g];
       for (long long b = 1; b < visible; ++b) {
-        const double *x = X + b * d + k;
+        const R *x = X + b * d + k;
         for (int g = 0; g < G; ++g) p[g] = load(P + b * heads + c + g * lanes);
         for (long long q = 0; q < ways; ++q)
           for (int g = 0; g < G; ++g) a[q][g] += x[q] * p[g];
@@ -156,15 +167,17 @@ inline void mix(const double *X, Dim<D> dim, const double *P, const double *scal
 // The VJP's two score-shaped products in one pass, sharing the token reads:
 // S = scores against Z_a (then the weights), with their column maxima as
 // scores() gives them, and T[b][m] = <g_{a,m}, x_b>.
-template <long long D>
-inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const double *Ga, long long heads,
-                        long long visible, double *S, double *T, double *column_max) {
+template <class R, long long D>
+inline void scores_pair(const R *X, Dim<D> dim, const R *Za, const R *Ga, long long heads,
+                        long long visible, R *S, R *T, R *column_max) {
   const long long d = dim();
-  for_head_groups<kGroups / 2>(heads, [&](auto group, long long c) {
+  constexpr long long lanes = lanes_of<R>; // the R lanes of a register
+  using Lanes = LanesOf<R>;
+  for_head_groups<R, kGroups / 2>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     constexpr long long B = 4; // tokens at once: 2 B G accumulators
     Lanes mx[G];
-    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - __builtin_inf();
+    for (int g = 0; g < G; ++g) mx[g] = Lanes{} - static_cast<R>(__builtin_inf());
     const auto keep = [&](long long b, int g, Lanes score, Lanes t) {
       store(S + b * heads + c + g * lanes, score);
       store(T + b * heads + c + g * lanes, t);
@@ -172,7 +185,7 @@ inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const dou
     };
     long long b = 0;
     for (; b + B <= visible; b += B) {
-      const double *x = X + b * d;
+      const R *x = X + b * d;
       Lanes z[G], u[G], s[B][G], t[B][G];
       for (int g = 0; g < G; ++g) z[g] = load(at(Za, 0, c + g * lanes, d)), u[g] = load(at(Ga, 0, c + g * lanes, d));
       for (long long q = 0; q < B; ++q)
@@ -189,7 +202,7 @@ inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const dou
         for (int g = 0; g < G; ++g) keep(b + q, g, s[q][g], t[q][g]);
     }
     for (; b < visible; ++b) {
-      const double *x = X + b * d;
+      const R *x = X + b * d;
       for (int g = 0; g < G; ++g) {
         Lanes s0 = x[0] * load(at(Za, 0, c + g * lanes, d)), t0 = x[0] * load(at(Ga, 0, c + g * lanes, d));
         for (long long k = 1; k < d; ++k) {
@@ -207,11 +220,13 @@ inline void scores_pair(const double *X, Dim<D> dim, const double *Za, const dou
 // The VJP's two mixes in one pass: Ya of the weights P = W scale (the
 // column factors applied as Ya is stored) and Ta of the score cotangents
 // ds, sharing the token reads.
-template <long long D>
-inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double *scale, const double *ds,
-                     long long heads, long long visible, double *Ya, double *Ta) {
+template <class R, long long D>
+inline void mix_pair(const R *X, Dim<D> dim, const R *W, const R *scale, const R *ds,
+                     long long heads, long long visible, R *Ya, R *Ta) {
   const long long d = dim();
-  for_head_groups<kGroups / 2>(heads, [&](auto group, long long c) {
+  constexpr long long lanes = lanes_of<R>; // the R lanes of a register
+  using Lanes = LanesOf<R>;
+  for_head_groups<R, kGroups / 2>(heads, [&](auto group, long long c) {
     constexpr int G = decltype(group)::value;
     constexpr long long K = ways; // k at once: 2 K G accumulators
     long long k = 0;
@@ -222,7 +237,7 @@ inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double 
       for (long long q = 0; q < K0; ++q)
         for (int g = 0; g < G; ++g) y[q][g] = X[k0 + q] * p[g], t[q][g] = X[k0 + q] * e[g];
       for (long long b = 1; b < visible; ++b) {
-        const double *x = X + b * d + k0;
+        const R *x = X + b * d + k0;
         for (int g = 0; g < G; ++g) p[g] = load(W + b * heads + c + g * lanes), e[g] = load(ds + b * heads + c + g * lanes);
         for (long long q = 0; q < K0; ++q)
           for (int g = 0; g < G; ++g) {
@@ -246,10 +261,12 @@ inline void mix_pair(const double *X, Dim<D> dim, const double *W, const double 
 // Z_a) and through the weights (P = W scale, with G_a = g of every head at
 // query a). Tokens in pairs and k in eights (with AVX-512's registers), then
 // fours, then ones: up to 16 accumulators, 20 loads per 32 FMAs.
-template <long long D>
-inline void spread(const double *ds, const double *W, const double *scale, const double *Za, const double *Ga,
-                   Dim<D> dim, long long heads, long long visible, double *E) {
+template <class R, long long D>
+inline void spread(const R *ds, const R *W, const R *scale, const R *Za, const R *Ga,
+                   Dim<D> dim, long long heads, long long visible, R *E) {
   const long long d = dim();
+  constexpr long long lanes = lanes_of<R>; // the R lanes of a register
+  using Lanes = LanesOf<R>;
   // Tokens [b, b + B) and k [k0, k0 + K).
   const auto block = [&](long long b, long long k0, auto tokens, auto width) {
     constexpr long long B = decltype(tokens)::value, K = decltype(width)::value;
@@ -259,8 +276,8 @@ inline void spread(const double *ds, const double *W, const double *scale, const
     // One pointer per array, bumped per head block: the loads of Z_a and
     // G_a are fixed offsets from it (an index per k would spill the
     // address registers).
-    const double *z_block = at(Za, k0, 0, d), *g_block = at(Ga, k0, 0, d);
-    const double *ds_b = ds + b * heads, *w_b = W + b * heads;
+    const R *z_block = at(Za, k0, 0, d), *g_block = at(Ga, k0, 0, d);
+    const R *ds_b = ds + b * heads, *w_b = W + b * heads;
     for (long long c = 0; c < heads; c += lanes, z_block += d * lanes, g_block += d * lanes) {
       Lanes s[B], p[B];
       const Lanes f = load(scale + c);
@@ -289,14 +306,16 @@ inline void spread(const double *ds, const double *W, const double *scale, const
   for (; b < visible; ++b) tokens(b, std::integral_constant<long long, 1>{});
 }
 
-// dX (n x d) += the lane sums of E, which is zeroed for the next sequence.
-inline void fold_spread(double *E, long long n, long long d, double *dX) {
+// dX (n x d) += the lane sums of E, which is zeroed for the next sequence
+// (summed in dX's type: double in either precision).
+template <class R, class Out> inline void fold_spread(R *E, long long n, long long d, Out *dX) {
+  constexpr long long lanes = lanes_of<R>;
   for (long long t = 0; t < n * d; ++t) {
-    double sum = 0.0;
+    Out sum = 0;
     for (long long j = 0; j < lanes; ++j) sum += E[t * lanes + j];
     dX[t] += sum;
   }
-  std::memset(E, 0, sizeof(double) * static_cast<size_t>(n * d * lanes));
+  std::memset(E, 0, sizeof(R) * static_cast<size_t>(n * d * lanes));
 }
 
 } // namespace mft::query_tile

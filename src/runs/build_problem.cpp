@@ -114,7 +114,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
         require_finite_snapshot(*problem.particles, {}, "init.file", config.init.file,
                                 "row " + std::to_string(config.init.snapshot) + " of /particles");
       });
-    problem.field_options = config.model;
+    problem.field_options = FieldOptions(config.model, config.run.precision == "mixed");
     problem.field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.data.N).count(), problem.data.n,
                                                *problem.particles, problem.field_options);
     problem.solver = std::make_unique<DepthSolver>(*problem.field, problem.depth_config, job != Job::Forward);
@@ -160,6 +160,8 @@ std::string describe_variant(const Config &c, const Problem &problem) {
   std::string out = "attention " + c.model.attention + (c.model.causal ? ", causal" : "") + " | readout " +
                     c.readout.kind + ", d_out " + std::to_string(c.readout.dim) + " | loss " + c.loss.kind;
   if (problem.test_data.N > 0) out += " | " + std::to_string(problem.test_data.N) + " held-out sequences";
+  if (problem.field_options.mixed_precision)
+    out += " | precision mixed (kernels' products in float, sums and particles in double)";
   return out;
 }
 

@@ -4,6 +4,13 @@
 #include <petscsys.h>
 #include <petscblaslapack.h>
 
+// BLAS's single precision GEMM (run.precision = mixed's kernels); PETSc's
+// binding names the PetscScalar (double) routines only.
+extern "C" void sgemm_(const char *transa, const char *transb, const PetscBLASInt *m, const PetscBLASInt *n,
+                       const PetscBLASInt *k, const float *alpha, const float *a, const PetscBLASInt *lda,
+                       const float *b, const PetscBLASInt *ldb, const float *beta, float *c,
+                       const PetscBLASInt *ldc);
+
 namespace mft {
 
 // C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C, all row-major
@@ -18,6 +25,17 @@ inline void gemm(bool trans_a, bool trans_b, long long m, long long n, long long
                      K = static_cast<PetscBLASInt>(k), LDA = static_cast<PetscBLASInt>(lda),
                      LDB = static_cast<PetscBLASInt>(ldb), LDC = static_cast<PetscBLASInt>(ldc);
   BLASgemm_(&tb, &ta, &N, &M, &K, &alpha, B, &LDB, A, &LDA, &beta, C, &LDC);
+}
+
+// The same in single precision.
+inline void gemm(bool trans_a, bool trans_b, long long m, long long n, long long k, float alpha, const float *A,
+                 long long lda, const float *B, long long ldb, float beta, float *C, long long ldc) {
+  if (m == 0 || n == 0) return;
+  const char ta = trans_a ? 'T' : 'N', tb = trans_b ? 'T' : 'N';
+  const PetscBLASInt M = static_cast<PetscBLASInt>(m), N = static_cast<PetscBLASInt>(n),
+                     K = static_cast<PetscBLASInt>(k), LDA = static_cast<PetscBLASInt>(lda),
+                     LDB = static_cast<PetscBLASInt>(ldb), LDC = static_cast<PetscBLASInt>(ldc);
+  sgemm_(&tb, &ta, &N, &M, &K, &alpha, B, &LDB, A, &LDA, &beta, C, &LDC);
 }
 
 // C (n x n, row-major, leading dimension ldc) = alpha A A^T + beta C for A

@@ -151,6 +151,7 @@ struct ParallelConfig {
 
 struct RunConfig {
   long long max_memory = 0; // bytes per rank; 0: MemAvailable shared by the node's ranks
+  std::string precision = "double"; // the kernels': double, or mixed (float products, double sums)
 };
 
 struct Config {

@@ -1,5 +1,5 @@
 #pragma once
-// exp over the non-positive arguments of a vector (lanes.hpp): the max-subtracted
+// exp over the non-positive arguments of a vector (lanes.hpp) of doubles or floats: the max-subtracted
 // softmax and the sigmoid only need x <= 0. Accuracy against std::exp: under
 // 4 ulp relative for x in [-708, 0] (tests/test_attention.cpp); 0 for -inf.
 // Below -708 the AVX-512 path gives std::exp's subnormals (0 below -745),
@@ -108,15 +108,50 @@ constexpr double floor_argument = -746.0;
 }
 #endif
 
+// float (run.precision = mixed), either ISA: x = k ln2 + r, |r| <= ln2/2,
+// exp(r) by its Taylor polynomial of degree 7 (truncation under 1e-8
+// relative, a sixth of float's half ulp), ln2 in Cody and Waite's two
+// parts (0.693359375 has 9 bits: k ln2_hi is exact), 2^k into the exponent
+// bits. 0 below -87, where 2^k would leave the normal floats (weights under
+// 2e-38, nothing beside a softmax row's largest, 1). About 3 ulp
+// (tests/test_attention.cpp).
+[[gnu::always_inline]] inline LanesOf<float> exp_nonpositive(LanesOf<float> x) {
+  using V = LanesOf<float>;
+  using Mask = VectorOf<float>::mask;
+  constexpr float shifter = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
+  constexpr float log2e = 1.44269504f, ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
+  constexpr float lowest = -87.0f;
+  const Mask below = x < lowest; // all ones where x < lowest (false for NaN)
+  const V v = below ? V{} + lowest : x;
+  const V t = v * log2e + shifter;
+  const V k = t - shifter;
+  const V r = (v - k * ln2_hi) - k * ln2_lo;
+  V q = r * (1.0f / 5040) + 1.0f / 720;
+  q = q * r + 1.0f / 120;
+  q = q * r + 1.0f / 24;
+  q = q * r + 1.0f / 6;
+  q = q * r + 0.5f;
+  const V p = (q * r + 1.0f) * r + 1.0f;
+  Mask bits, shift_bits;
+  std::memcpy(&bits, &t, sizeof t);
+  const V s = V{} + shifter;
+  std::memcpy(&shift_bits, &s, sizeof s);
+  const Mask scale_bits = ((bits - shift_bits + 127) << 23) & ~below;
+  V scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  return p * scale;
+}
+
 // y[i] = exp(x[i]) for x[i] <= 0; x and y may be the same array.
-inline void exp_nonpositive(const double *x, double *y, long long count) {
+template <class R> inline void exp_nonpositive(const R *x, R *y, long long count) {
+  constexpr long long width = lanes_of<R>;
   long long i = 0;
-  for (; i + lanes <= count; i += lanes) store(y + i, exp_nonpositive(load(x + i)));
+  for (; i + width <= count; i += width) store(y + i, exp_nonpositive(load(x + i)));
   if (i < count) {
-    double tail[lanes] = {};
-    std::memcpy(tail, x + i, sizeof(double) * static_cast<size_t>(count - i));
+    R tail[width] = {};
+    std::memcpy(tail, x + i, sizeof(R) * static_cast<size_t>(count - i));
     store(tail, exp_nonpositive(load(tail)));
-    std::memcpy(y + i, tail, sizeof(double) * static_cast<size_t>(count - i));
+    std::memcpy(y + i, tail, sizeof(R) * static_cast<size_t>(count - i));
   }
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A vector of doubles as wide as one register of the ISA the build targets,
+// A vector of doubles (or floats) as wide as one register of the ISA the build targets,
 // through GCC's vector extension (a compiler feature, also in Clang; no
 // library): 8 with AVX-512, 4 with AVX/AVX2, 2 with SSE2 alone. The kernels
 // that vectorise across heads or score rows use it where the auto-vectoriser
@@ -19,27 +19,43 @@
 namespace mft {
 
 #if defined(__AVX512F__)
-constexpr long long lanes = 8;
+constexpr long long kVectorBytes = 64;
 #elif defined(__AVX__)
-constexpr long long lanes = 4;
+constexpr long long kVectorBytes = 32;
 #else
-constexpr long long lanes = 2;
+constexpr long long kVectorBytes = 16;
 #endif
-typedef double Lanes __attribute__((vector_size(lanes * sizeof(double))));
-typedef long long LanesInt __attribute__((vector_size(lanes * sizeof(long long))));
+
+// One register of R (double, or float in run.precision = mixed's kernels:
+// twice the lanes) and the integer vector its comparisons give.
+template <class R> struct VectorOf;
+template <> struct VectorOf<double> {
+  typedef double type __attribute__((vector_size(kVectorBytes)));
+  typedef long long mask __attribute__((vector_size(kVectorBytes)));
+};
+template <> struct VectorOf<float> {
+  typedef float type __attribute__((vector_size(kVectorBytes)));
+  typedef int mask __attribute__((vector_size(kVectorBytes)));
+};
+template <class R> using LanesOf = typename VectorOf<R>::type;
+template <class R> constexpr long long lanes_of = kVectorBytes / static_cast<long long>(sizeof(R));
+
+constexpr long long lanes = lanes_of<double>;
+using Lanes = LanesOf<double>;
+using LanesInt = VectorOf<double>::mask;
 
 // Always inlined, as GCC's vector code wants.
-[[gnu::always_inline]] inline Lanes load(const double *p) {
-  Lanes v;
+template <class R> [[gnu::always_inline]] inline LanesOf<R> load(const R *p) {
+  LanesOf<R> v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-[[gnu::always_inline]] inline void store(double *p, Lanes v) { std::memcpy(p, &v, sizeof v); }
+template <class R> [[gnu::always_inline]] inline void store(R *p, LanesOf<R> v) { std::memcpy(p, &v, sizeof v); }
 
 // Lane by lane selections (one compare and one blend).
-[[gnu::always_inline]] inline Lanes lane_max(Lanes a, Lanes b) { return a > b ? a : b; }
+template <class V> [[gnu::always_inline]] inline V lane_max(V a, V b) { return a > b ? a : b; }
 // a where x > 0, b elsewhere (and where x is NaN).
-[[gnu::always_inline]] inline Lanes where_positive(Lanes x, Lanes a, Lanes b) { return x > 0.0 ? a : b; }
+template <class V> [[gnu::always_inline]] inline V where_positive(V x, V a, V b) { return x > 0 ? a : b; }
 
 // Storage whose every Lanes-sized block starts a cache line: a 64-byte load
 // across two lines costs two.
@@ -53,6 +69,7 @@ template <class T> struct LineAligned {
   template <class U> bool operator==(const LineAligned<U> &) const { return true; }
   template <class U> bool operator!=(const LineAligned<U> &) const { return false; }
 };
-using AlignedDoubles = std::vector<double, LineAligned<double>>;
+template <class R> using AlignedVector = std::vector<R, LineAligned<R>>;
+using AlignedDoubles = AlignedVector<double>;
 
 } // namespace mft

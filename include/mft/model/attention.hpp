@@ -19,6 +19,9 @@
 // Both directions loop over query tokens with the heads as vector lanes; the
 // d x d products of all heads are BLAS-3 over blocks of sequences (the
 // layouts are in attention.cpp).
+//
+// R is the type the kernel computes in (kernel_precision.hpp): double, or
+// float for run.precision = mixed; its interface is double either way.
 #include "mft/core/lanes.hpp"
 #include "mft/model/heads.hpp"
 #include "mft/model/score_map.hpp"
@@ -30,7 +33,7 @@
 
 namespace mft {
 
-class AttentionKernel final : public SpeciesKernel {
+template <class R> class AttentionKernel final : public SpeciesKernel {
 public:
   // N sequences of n tokens; `scale` weighs each head (1/M, or 1/(2M));
   // `score_map` turns scores into weights (and masks them).
@@ -88,27 +91,30 @@ private:
   double vjp_sequence_flops() const;
 
   long long N_, n_, d_, d_h_, L_, Ml_;
-  long long Mp_; // Ml padded to a whole number of vector lanes (query_tile.hpp)
+  long long Mp_; // Ml padded to a whole number of R's vector lanes (query_tile.hpp)
   double scale_; // each head's weight in the field
   std::unique_ptr<ScoreMap> score_map_;
   long long block_; // sequences per batch of the token-side GEMMs
   const HeadParticles *heads_ = nullptr;
-  AlignedDoubles Bk_; // per slice: d x (d Mp), Bk[j][(k,m)] = (Q_m^T K_m)[j][k]
-  AlignedDoubles Vk_; // per slice: d x (d Mp), Vk[j][(k,m)] = scale V_m[j][k]
+  AlignedVector<R> Bk_; // per slice: d x (d Mp), Bk[j][(k,m)] = (Q_m^T K_m)[j][k]
+  AlignedVector<R> Vk_; // per slice: d x (d Mp), Vk[j][(k,m)] = scale V_m[j][k]
   // Workspace, sized once: no allocation inside an evaluation. Columns (k, m).
-  AlignedDoubles Z_;  // (block n) x (d Mp): x_a^T B_m
-  AlignedDoubles G_;  // (block n) x (d Mp): vjp, g_{a,m}
-  AlignedDoubles Y_;  // (block n) x (d Mp): ybar_{a,m}
-  AlignedDoubles T_;  // (block n) x (d Mp): vjp, sum_b ds_ab x_b
-  AlignedDoubles S_;  // n x Mp: one query token's scores, then weights
-  AlignedDoubles D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
-  AlignedDoubles E_;  // n x d x lanes: vjp, a sequence's token terms by lane
-  AlignedDoubles score_work_; // the score map's workspace (2 Mp)
-  AlignedDoubles column_scale_; // Mp: the score map's column factors (P = W scale)
-  AlignedDoubles column_max_;   // Mp: the scores' largest per head (softmax's shift)
-  AlignedDoubles ones_;         // Mp: the factors of a map that has none
-  AlignedDoubles Bm_;         // d x d: one head's B_m
-  AlignedDoubles dBk_, dVk_;  // d x (d Mp): parameter cotangents of a slice
+  AlignedVector<R> Z_;  // (block n) x (d Mp): x_a^T B_m
+  AlignedVector<R> G_;  // (block n) x (d Mp): vjp, g_{a,m}
+  AlignedVector<R> Y_;  // (block n) x (d Mp): ybar_{a,m}
+  AlignedVector<R> T_;  // (block n) x (d Mp): vjp, sum_b ds_ab x_b
+  AlignedVector<R> S_;  // n x Mp: one query token's scores, then weights
+  AlignedVector<R> D_;  // n x Mp: vjp, one query token's <g, x_b>, then ds
+  AlignedVector<R> E_;  // n x d x lanes_of<R>: vjp, a sequence's token terms by lane
+  AlignedVector<R> score_work_;   // the score map's workspace (2 Mp)
+  AlignedVector<R> column_scale_; // Mp: the score map's column factors (P = W scale)
+  AlignedVector<R> column_max_;   // Mp: the scores' largest per head (softmax's shift)
+  AlignedVector<R> ones_;         // Mp: the factors of a map that has none
+  // float only (kernel_precision.hpp): a block's tokens and cotangents in R,
+  // and a product on its way into double.
+  AlignedVector<R> X_in_, C_in_, product_;
+  AlignedDoubles Bm_;                // d x d: one head's B_m
+  AlignedDoubles dBk_, dVk_;         // d x (d Mp): parameter cotangents of a slice
   AlignedDoubles dB_rows_, dV_rows_; // the NTK's rows, d x (d Mp) each (add_vjp_rows)
   mutable std::vector<double> map_work_; // d x d: one head's dB_m
 };

@@ -9,6 +9,9 @@
 //     dW2 = scale c u^T,   dz = act'(z) .* (scale W2^T c),   dW1 = dz x^T,   dx = W1^T dz.
 //
 // Tokens do not interact here, so all tokens of all sequences form one batch.
+// R: the type the kernel computes in (double, or float for run.precision =
+// mixed; kernel_precision.hpp); its interface is double either way.
+#include "mft/core/lanes.hpp"
 #include "mft/model/neurons.hpp"
 #include "mft/model/species_kernel.hpp"
 
@@ -20,7 +23,7 @@ namespace mft {
 enum class Activation { Relu, Gelu, HuberRelu };
 Activation parse_activation(const std::string &name);
 
-class MlpKernel final : public SpeciesKernel {
+template <class R> class MlpKernel final : public SpeciesKernel {
 public:
   // N sequences of n tokens; the kernel keeps a reference to `neurons`.
   MlpKernel(long long N, long long n, const NeuronParticles &neurons, double scale, Activation act);
@@ -50,8 +53,8 @@ public:
 private:
   // `rows` tokens X, C: dX += their token cotangents, dW1c and dW2s (the
   // kernel's layout) += weight times their parameter cotangents.
-  void vjp_tokens(const double *X, const double *C, double *dX, const double *W1c, const double *W2s,
-                  long long rows, double *dW1c, double *dW2s, double weight);
+  void vjp_tokens(const double *X, const double *C, double *dX, const R *W1c, const R *W2s, long long rows,
+                  double *dW1c, double *dW2s, double weight);
   // dW1, dW2 (this rank's neurons of a slice) += weight times dW1c, dW2s.
   void map_to_particles(const double *dW1c, const double *dW2s, double weight, double *dW1, double *dW2) const;
 
@@ -60,9 +63,11 @@ private:
   Activation act_;
   const NeuronParticles *neurons_;
   long long block_; // token rows per batch
-  std::vector<double> W1c_; // per slice: d x (Ml d_f), block m = W1_m^T
-  std::vector<double> W2s_; // per slice: (Ml d_f) x d, block m = scale W2_m^T
-  std::vector<double> H_, A_, dW1c_, dW2s_;
+  AlignedVector<R> W1c_; // per slice: d x (Ml d_f), block m = W1_m^T
+  AlignedVector<R> W2s_; // per slice: (Ml d_f) x d, block m = scale W2_m^T
+  AlignedVector<R> H_, A_;
+  AlignedVector<R> X_in_, C_in_, product_; // float only (kernel_precision.hpp)
+  std::vector<double> dW1c_, dW2s_;
   std::vector<double> dW1_rows_, dW2_rows_; // the NTK's rows (add_vjp_rows)
 };
 

@@ -29,30 +29,34 @@ public:
 
   // Scores S (visible x rows, by column) of one query token become weights
   // W in place, with P[b][r] = W[b][r] scale[r]: a map that normalises each
-  // row (softmax) leaves its factor in scale (rows doubles) rather than
+  // row (softmax) leaves its factor in scale (rows values) rather than
   // multiplying every weight by it, and the kernel scales what it mixed
   // with W instead (d values per head, not n). Returns false, scale
   // untouched, when P = W. column_max: max_b S[b][r] when the map asks for
   // it (uses_column_max; the kernel finds it with the scores), else null.
-  // `work`: 2 rows doubles.
+  // `work`: 2 rows values. In double, or in float for run.precision =
+  // mixed (rows then a whole number of float lanes): one template per map
+  // (ScoreMapOf below) gives both.
   virtual bool weights(double *S, long long visible, long long rows, const double *column_max, double *work,
                        double *scale) const = 0;
+  virtual bool weights(float *S, long long visible, long long rows, const float *column_max, float *work,
+                       float *scale) const = 0;
   virtual bool uses_column_max() const { return false; }
 
   // With W and scale from weights() (scale = nullptr: P = W, so P itself
   // may be passed) and T[b][r] = <g_r, x_b>, T becomes ds in place.
-  // `work`: rows doubles.
+  // `work`: rows values.
   virtual void cotangent(const double *W, const double *scale, double *T, long long visible, long long rows,
                          double *work) const = 0;
+  virtual void cotangent(const float *W, const float *scale, float *T, long long visible, long long rows,
+                         float *work) const = 0;
 
   // weights() then cotangent() of T in place (the VJP's use): one call, so
   // that a map may share a pass between them. Returns what weights() does.
   virtual bool weights_and_cotangent(double *S, double *T, long long visible, long long rows,
-                                     const double *column_max, double *work, double *scale) const {
-    const bool scaled = weights(S, visible, rows, column_max, work, scale);
-    cotangent(S, scaled ? scale : nullptr, T, visible, rows, work);
-    return scaled;
-  }
+                                     const double *column_max, double *work, double *scale) const = 0;
+  virtual bool weights_and_cotangent(float *S, float *T, long long visible, long long rows,
+                                     const float *column_max, float *work, float *scale) const = 0;
 
   // P itself, in place of S: weights() with the scale applied (for
   // references and tests). `work`: 4 rows doubles.
@@ -77,6 +81,53 @@ protected:
 
 private:
   bool causal_;
+};
+
+// A map written once for both precisions: Map defines
+//   template <class R> bool weights_of(R *S, visible, rows, const R *column_max, R *work, R *scale) const
+//   template <class R> void cotangent_of(const R *W, const R *scale, R *T, visible, rows, R *work) const
+// and may define weights_and_cotangent_of (the same arguments as the
+// virtual) to share a pass; otherwise it is weights_of then cotangent_of.
+template <class Map> class ScoreMapOf : public ScoreMap {
+public:
+  bool weights(double *S, long long visible, long long rows, const double *column_max, double *work,
+               double *scale) const final {
+    return self().weights_of(S, visible, rows, column_max, work, scale);
+  }
+  bool weights(float *S, long long visible, long long rows, const float *column_max, float *work,
+               float *scale) const final {
+    return self().weights_of(S, visible, rows, column_max, work, scale);
+  }
+  void cotangent(const double *W, const double *scale, double *T, long long visible, long long rows,
+                 double *work) const final {
+    self().cotangent_of(W, scale, T, visible, rows, work);
+  }
+  void cotangent(const float *W, const float *scale, float *T, long long visible, long long rows,
+                 float *work) const final {
+    self().cotangent_of(W, scale, T, visible, rows, work);
+  }
+  bool weights_and_cotangent(double *S, double *T, long long visible, long long rows, const double *column_max,
+                             double *work, double *scale) const final {
+    return self().weights_and_cotangent_of(S, T, visible, rows, column_max, work, scale);
+  }
+  bool weights_and_cotangent(float *S, float *T, long long visible, long long rows, const float *column_max,
+                             float *work, float *scale) const final {
+    return self().weights_and_cotangent_of(S, T, visible, rows, column_max, work, scale);
+  }
+
+  template <class R>
+  bool weights_and_cotangent_of(R *S, R *T, long long visible, long long rows, const R *column_max, R *work,
+                                R *scale) const {
+    const bool scaled = self().weights_of(S, visible, rows, column_max, work, scale);
+    self().cotangent_of(S, scaled ? scale : nullptr, T, visible, rows, work);
+    return scaled;
+  }
+
+protected:
+  using ScoreMap::ScoreMap;
+
+private:
+  const Map &self() const { return static_cast<const Map &>(*this); }
 };
 
 // The score map named by model.attention, masked when model.causal, with its

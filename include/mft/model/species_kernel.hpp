@@ -15,8 +15,14 @@ namespace mft {
 
 // The variant of the field (MODEL.md §10) the kernels read: the model's
 // keys (the score map and its keys, the mask, the MLP's activation, the
-// token norm).
-using FieldOptions = ModelConfig;
+// token norm), and the precision its kernels compute in (run.precision).
+struct FieldOptions : ModelConfig {
+  FieldOptions() = default;
+  FieldOptions(const ModelConfig &model, bool mixed = false) : ModelConfig(model), mixed_precision(mixed) {}
+  // run.precision = mixed: the kernels' products in float
+  // (kernel_precision.hpp); the tokens, particles and sums stay double.
+  bool mixed_precision = false;
+};
 
 class SpeciesKernel {
 public:

@@ -7,23 +7,21 @@
 namespace mft {
 namespace {
 
-class Linear final : public ScoreMap {
+class Linear final : public ScoreMapOf<Linear> {
 public:
-  explicit Linear(bool causal) : ScoreMap(causal) {}
+  explicit Linear(bool causal) : ScoreMapOf(causal) {}
   const char *name() const override { return "linear"; }
   bool bounded() const override { return false; }
 
-  bool weights(double *, long long visible, long long rows, const double *, double *,
-               double *scale) const override {
+  template <class R> bool weights_of(R *, long long visible, long long rows, const R *, R *, R *scale) const {
     // W = a; the share 1/|A_a| is the scale.
-    const double share = 1.0 / static_cast<double>(visible);
+    const R share = R(1) / static_cast<R>(visible);
     for (long long r = 0; r < rows; ++r) scale[r] = share;
     return true;
   }
 
-  void cotangent(const double *, const double *, double *T, long long visible, long long rows,
-                 double *) const override {
-    const double share = 1.0 / static_cast<double>(visible);
+  template <class R> void cotangent_of(const R *, const R *, R *T, long long visible, long long rows, R *) const {
+    const R share = R(1) / static_cast<R>(visible);
     for (long long i = 0; i < visible * rows; ++i) T[i] *= share;
   }
 };

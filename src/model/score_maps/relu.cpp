@@ -6,31 +6,31 @@
 namespace mft {
 namespace {
 
-class Relu final : public ScoreMap {
+class Relu final : public ScoreMapOf<Relu> {
 public:
-  explicit Relu(bool causal) : ScoreMap(causal) {}
+  explicit Relu(bool causal) : ScoreMapOf(causal) {}
   const char *name() const override { return "relu"; }
   bool bounded() const override { return false; }
 
-  bool weights(double *S, long long visible, long long rows, const double *, double *,
-               double *scale) const override {
+  template <class R> bool weights_of(R *S, long long visible, long long rows, const R *, R *, R *scale) const {
     // W = max(a, 0); the share 1/|A_a| is the scale.
-    for (long long i = 0; i < visible * rows; i += lanes) {
-      const Lanes s = load(S + i);
-      store(S + i, where_positive(s, s, Lanes{}));
+    using V = LanesOf<R>;
+    for (long long i = 0; i < visible * rows; i += lanes_of<R>) {
+      const V s = load(S + i);
+      store(S + i, where_positive(s, s, V{}));
     }
-    const double share = 1.0 / static_cast<double>(visible);
+    const R share = R(1) / static_cast<R>(visible);
     for (long long r = 0; r < rows; ++r) scale[r] = share;
     return true;
   }
 
-  void cotangent(const double *W, const double *, double *T, long long visible, long long rows,
-                 double *) const override {
+  template <class R> void cotangent_of(const R *W, const R *, R *T, long long visible, long long rows, R *) const {
     // W > 0 exactly where a_ab > 0 (P and W alike).
-    const double share = 1.0 / static_cast<double>(visible);
-    for (long long i = 0; i < visible * rows; i += lanes) {
-      const Lanes t = load(T + i) * share;
-      store(T + i, where_positive(load(W + i), t, Lanes{}));
+    using V = LanesOf<R>;
+    const R share = R(1) / static_cast<R>(visible);
+    for (long long i = 0; i < visible * rows; i += lanes_of<R>) {
+      const V t = load(T + i) * share;
+      store(T + i, where_positive(load(W + i), t, V{}));
     }
   }
 };

@@ -12,29 +12,28 @@
 namespace mft {
 namespace {
 
-class Sigmoid final : public ScoreMap {
+class Sigmoid final : public ScoreMapOf<Sigmoid> {
 public:
-  explicit Sigmoid(bool causal) : ScoreMap(causal) {}
+  explicit Sigmoid(bool causal) : ScoreMapOf(causal) {}
   const char *name() const override { return "sigmoid"; }
   bool bounded() const override { return true; }
 
-  bool weights(double *S, long long visible, long long rows, const double *, double *,
-               double *) const override {
+  template <class R> bool weights_of(R *S, long long visible, long long rows, const R *, R *, R *) const {
+    using V = LanesOf<R>;
     // With e = exp(-|z|) <= 1 (exp_batch.hpp), sigma(z) = 1 / (1 + e) for
     // z >= 0 and e / (1 + e) below: no overflow for any score.
-    const double bias = -std::log(static_cast<double>(visible));
-    for (long long i = 0; i < visible * rows; i += lanes) {
-      const Lanes z = load(S + i) + bias;
-      const Lanes e = exp_nonpositive(where_positive(z, -z, z));
-      const Lanes inverse = 1.0 / (1.0 + e);
+    const R bias = static_cast<R>(-std::log(static_cast<double>(visible)));
+    for (long long i = 0; i < visible * rows; i += lanes_of<R>) {
+      const V z = load(S + i) + bias;
+      const V e = exp_nonpositive(where_positive(z, -z, z));
+      const V inverse = R(1) / (R(1) + e);
       store(S + i, where_positive(z, inverse, e * inverse)); // at z = 0 both are 1/2
     }
     return false;
   }
 
-  void cotangent(const double *P, const double *, double *T, long long visible, long long rows,
-                 double *) const override {
-    for (long long i = 0; i < visible * rows; ++i) T[i] *= P[i] * (1.0 - P[i]);
+  template <class R> void cotangent_of(const R *P, const R *, R *T, long long visible, long long rows, R *) const {
+    for (long long i = 0; i < visible * rows; ++i) T[i] *= P[i] * (R(1) - P[i]);
   }
 };
 
