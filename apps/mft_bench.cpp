@@ -95,6 +95,43 @@ struct Phase {
   double seconds, flops; // flops as MODEL.md §3 counts them (0: not counted)
 };
 
+// The forward solve and the training step of one problem, timed.
+struct SolveAndStep {
+  double solve = 0, step = 0;  // seconds, the fastest of their repeats
+  double evals_per_solve = 0;  // field evaluations in a forward solve
+  std::vector<double> theta;   // the particles after the timed steps
+};
+
+// A forward solve (fastest of `repeat`) and a training step (explicit
+// Euler in tau, one forward and one adjoint; fastest of `steps`).
+SolveAndStep time_solve_and_step(mft::Problem &problem, const mft::Config &config, long long repeat,
+                                 long long steps) {
+  const mft::TokenData data = problem.block_of(problem.data); // this sequence group's block
+  std::vector<double> X1(data.tokens.size());
+  SolveAndStep out;
+  problem.solver->solve(data.tokens.data(), X1.data()); // warm-up
+  const long long before = problem.field->evaluations();
+  out.solve = timed(repeat, [&](long long) { problem.solver->solve(data.tokens.data(), X1.data()); });
+  out.evals_per_solve = static_cast<double>(problem.field->evaluations() - before) / static_cast<double>(repeat);
+  mft::Trainer trainer(problem, config);
+  out.theta.resize(static_cast<size_t>(trainer.gradient().local_size()));
+  problem.particles->pack(out.theta.data());
+  // Warm-up: the first step reuses the velocity kept from this call, so it
+  // stays out of the timing; every timed step then solves forward and adjoint.
+  trainer.gradient().velocity(0, out.theta.data());
+  trainer.run(out.theta.data(), 0, 1);
+  const long long before_steps = problem.field->evaluations();
+  out.step = timed(steps, [&](long long r) { trainer.run(out.theta.data(), 1 + r, 2 + r); });
+  const double solves_per_step = static_cast<double>(problem.field->evaluations() - before_steps) /
+                                 (out.evals_per_solve * static_cast<double>(steps));
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0 && std::abs(solves_per_step - 1.0) > 1e-9)
+    std::fprintf(stderr, "mft-bench: warning: a timed training step made %.3f forward solves, not 1\n",
+                 solves_per_step);
+  return out;
+}
+
 struct Summary {
   std::string title;
   int ranks;
@@ -104,6 +141,8 @@ struct Summary {
   std::vector<mft::KernelPhase> kernel;             // one core's phases
   long long kernel_heads = 0;
   long long sequences = 0; // N
+  // The same solve and step with run.precision = mixed (0: not timed).
+  double mixed_solve = 0, mixed_step = 0;
 };
 
 // A kernel phase's rate, GFLOP/s, and its fraction of one rank's DGEMM.
@@ -129,6 +168,10 @@ void print_table(const Summary &s, const std::vector<Phase> &phases, bool ntk, d
               "of %lld) = %.2f forward solves",
               evals_per_solve, train_steps, s.step_over_forward);
   if (ntk) std::printf("; NTK = %.2f training steps", s.ntk_over_step);
+  if (s.mixed_step > 0)
+    std::printf("\nrun.precision = mixed: forward solve %.6f s (%.2fx faster), training step %.6f s (%.2fx faster)",
+                s.mixed_solve, s.step_seconds / s.step_over_forward / s.mixed_solve, s.mixed_step,
+                s.step_seconds / s.mixed_step);
   std::printf("\ndepth trajectory %.1f MiB per rank (stages, and checkpoints); peak RSS %.1f MiB per rank\n",
               s.trajectory_mib, s.rss_mib);
   if (!s.batches.empty()) {
@@ -167,6 +210,11 @@ void print_json(const Summary &s, const std::vector<Phase> &phases, bool ntk) {
   }
   std::printf("}, \"step_over_forward\": %.6g", s.step_over_forward);
   if (ntk) std::printf(", \"ntk_over_step\": %.6g", s.ntk_over_step);
+  if (s.mixed_step > 0)
+    std::printf(", \"mixed\": {\"forward_solve\": %.6g, \"training_step\": %.6g, \"forward_speedup\": %.6g, "
+                "\"step_speedup\": %.6g}",
+                s.mixed_solve, s.mixed_step, s.step_seconds / s.step_over_forward / s.mixed_solve,
+                s.step_seconds / s.mixed_step);
   std::printf(", \"peak_rss_mib\": %.6g, \"trajectory_mib\": %.6g", s.rss_mib, s.trajectory_mib);
   std::printf(", \"minibatch_steps\": [");
   for (size_t i = 0; i < s.batches.size(); ++i)
@@ -215,6 +263,7 @@ int main(int argc, char **argv) {
       ("no-ntk", "skip the NTK phase")                                         //
       ("no-batches", "skip the minibatch steps (sgd, train.batch N/2 ... N/32)")  //
       ("no-kernel", "skip the kernel phases (one core, per query token)")      //
+      ("no-mixed", "skip the forward solve and training step in run.precision = mixed") //
       ("comm", "time MPI_Allreduce from 8 B to 32 MiB and fit alpha + beta m, nothing else") //
       ("json", "print one JSON object instead of the table");
   po::variables_map vm;
@@ -257,7 +306,7 @@ int main(int argc, char **argv) {
     mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
     // This sequence group's block of the data (all of it on one group).
     const mft::TokenData data = problem.block_of(problem.data);
-    std::vector<double> F(data.tokens.size()), X1(data.tokens.size());
+    std::vector<double> F(data.tokens.size());
     const double dgemm = dgemm_rate(MPI_COMM_WORLD);
 
     // Velocity evaluation: one slice's F_l(X), all-reduce included.
@@ -265,27 +314,10 @@ int main(int argc, char **argv) {
     const long long evals = 20 * repeat;
     const double t_eval = timed(evals, [&](long long r) { problem.field->evaluate(r % L, data.tokens.data(), F.data()); });
 
-    problem.solver->solve(data.tokens.data(), X1.data()); // warm-up
-    const long long before = problem.field->evaluations();
-    const double t_solve = timed(repeat, [&](long long) { problem.solver->solve(data.tokens.data(), X1.data()); });
-    const double evals_per_solve =
-        static_cast<double>(problem.field->evaluations() - before) / static_cast<double>(repeat);
-
-    // Training steps: explicit Euler in tau, one forward and one adjoint each.
-    mft::Trainer trainer(problem, config);
-    std::vector<double> theta(static_cast<size_t>(trainer.gradient().local_size()));
-    problem.particles->pack(theta.data());
-    // Warm-up: the first step reuses the velocity kept from this call, so it
-    // stays out of the timing; every timed step then solves forward and adjoint.
-    trainer.gradient().velocity(0, theta.data());
-    trainer.run(theta.data(), 0, 1);
-    const long long before_steps = problem.field->evaluations();
-    const double t_step = timed(train_steps, [&](long long r) { trainer.run(theta.data(), 1 + r, 2 + r); });
-    const double solves_per_step = static_cast<double>(problem.field->evaluations() - before_steps) /
-                                   (evals_per_solve * static_cast<double>(train_steps));
-    if (rank == 0 && std::abs(solves_per_step - 1.0) > 1e-9)
-      std::fprintf(stderr, "mft-bench: warning: a timed training step made %.3f forward solves, not 1\n",
-                   solves_per_step);
+    // A forward solve and a training step (and, last, the same in mixed precision).
+    const SolveAndStep timing = time_solve_and_step(problem, config, repeat, train_steps);
+    const double t_solve = timing.solve, t_step = timing.step, evals_per_solve = timing.evals_per_solve;
+    const std::vector<double> &theta = timing.theta;
 
     // Minibatch steps (sgd, train.batch b) against b: the step's cost should
     // fall with b, the full data's history row being the monitor's, not the step's.
@@ -324,6 +356,15 @@ int main(int argc, char **argv) {
     problem.grid->sum_across(&f_eval, 1);
     double rss = max_rss_mib(), rss_max = 0;
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    // The solve and step again with run.precision = mixed: its own problem
+    // (the same particles, the kernels in float), after the peak RSS was read.
+    SolveAndStep mixed;
+    if (vm.count("no-mixed") == 0 && config.run.precision == "double") {
+      mft::Config mixed_config = config;
+      mixed_config.run.precision = "mixed";
+      mft::Problem mixed_problem = mft::build_problem(MPI_COMM_WORLD, mixed_config, true);
+      mixed = time_solve_and_step(mixed_problem, mixed_config, repeat, train_steps);
+    }
 
     if (rank == 0) {
       const double f_solve = f_eval * evals_per_solve;
@@ -337,7 +378,8 @@ int main(int argc, char **argv) {
                     N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
                     mft::describe_grid(*problem.grid).c_str());
       Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
-                      problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads, N};
+                      problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads, N,
+                      mixed.solve, mixed.step};
       if (json)
         print_json(summary, phases, ntk);
       else

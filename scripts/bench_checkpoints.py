@@ -38,8 +38,8 @@ def mpirun(ranks):
 
 
 def bench(args, size, extra):
-    cmd = mpirun(args.ranks) + [str(args.bench), "--json", "--no-ntk", "--no-batches", "--no-kernel", "--repeat",
-                                "1", "--train-steps", str(args.train_steps)]
+    cmd = mpirun(args.ranks) + [str(args.bench), "--json", "--no-ntk", "--no-batches", "--no-kernel", "--no-mixed",
+                                "--repeat", "1", "--train-steps", str(args.train_steps)]
     for key, value in size.items():
         cmd += ["--" + key, str(value)]
     done = subprocess.run(cmd + extra, capture_output=True, text=True)

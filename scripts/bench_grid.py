@@ -48,7 +48,7 @@ def mpirun(ranks):
 
 def mft_bench(args, d, n, causal):
     N = max(1, TOKENS // n)
-    cmd = mpirun(args.ranks) + [str(args.bench), "--json", "--no-ntk", "--no-batches", "--no-kernel",
+    cmd = mpirun(args.ranks) + [str(args.bench), "--json", "--no-ntk", "--no-batches", "--no-kernel", "--no-mixed",
                                 "--repeat", "2", "--train-steps", "2", "--N", str(N), "--n", str(n),
                                 "--d", str(d), "--dh", str(d), "--M", "16", "--L", "8", "--causal", causal]
     done = subprocess.run(cmd, capture_output=True, text=True)
