@@ -88,7 +88,8 @@ TEST_P(MixedPrecision, GradientAgreesWithDouble) {
 // three of double on one rank); two depth steps per slice of Dormand-Prince.
 INSTANTIATE_TEST_SUITE_P(
     Variants, MixedPrecision,
-    testing::Values(Args{}, Args{"--model.attention", "relu", "--init.sigma_qk", "0.3"}, Args{"--model.attention", "sigmoid"},
+    testing::Values(Args{}, Args{"--model.attention", "relu", "--init.sigma_qk", "0.3"},
+                    Args{"--model.attention", "sigmoid"},
                     Args{"--model.attention", "linear", "--init.sigma_qk", "0.3"},
                     Args{"--model.causal", "true", "--model.mlp_particles", "4", "--model.mlp_width", "3"},
                     Args{"--model.norm", "sphere"},

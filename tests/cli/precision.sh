@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.precision = mixed end to end: the default job's risk after 20 steps
-# within 1e-5 relative of double's; the header says so; a restart is
+# within 1e-5 relative of double's; the header says so; a step checked by
+# the NumPy model from the file; a restart is
 # bit-identical to the straight run (with Adam's state, on 1 and 3 ranks);
 # 1 and 3 ranks agree to the float rounding; the key's value is written to
 # /config and a restart keeps it; an unknown precision is refused.
@@ -19,6 +20,13 @@ print(f"risk after 20 steps: double {r['double'][-1]:.10e}, mixed {r['mixed'][-1
 assert rel < 1e-5 and rel > 0, rel
 assert h5py.File("default-mixed.h5", "r")["config"].attrs["run.precision"] in (b"mixed", "mixed")
 PY
+
+# A mixed step checked from the file by the independent NumPy model, at
+# mixed's documented tolerance (the check says it used it).
+gradient_step mixed-step 2 --run.precision mixed --train.steps 2 --output.snapshot_every 1 --data.sequences 8 \
+  --model.heads 6 --model.slices 3 \
+  --model.mlp_particles 3 --model.mlp_width 4
+grep -q "run.precision = mixed" check.txt || fail "check_gradient_step.py did not apply mixed's tolerance"
 
 for ranks in 1 3; do
   restart_case "$ranks" 6 --run.precision mixed --train.method adam --train.dtau 0.01 --model.heads 18 \
