@@ -470,7 +470,8 @@ const std::vector<Key> &key_table() {
       add_key("run.precision", &C::run, &RunConfig::precision, one_of({"double", "mixed"}),
               "what the attention and MLP kernels compute in: double, or mixed (their products in float with "
               "16 lanes per AVX-512 register, every sum across sequences, slices and ranks, the particles, "
-              "their updates and the output in double)")
+              "their updates and the output in double; about 1.8-2x faster a step with at least 16 heads "
+              "per rank, 8 with AVX2, little faster with fewer)")
           .added_to_format(),
   };
   return table;
