@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hostile-file corpus and the restart tests on a build with AddressSanitizer
+# The hostile-file corpus, the restart tests and mixed precision on a build with AddressSanitizer
 # and UndefinedBehaviorSanitizer (MFT_SANITIZE=ON, in build-sanitize/): a read
 # past a buffer, a use after free or undefined behaviour in any input path ends
 # the case with the sanitizer's report, and the check fails. About 15 minutes
@@ -24,5 +24,6 @@ export PYTHON=${MFT_PYTHON:-/usr/bin/python3}
 status=0
 "$PYTHON" "$MFT_ROOT/tests/cli/bad_inputs.py" -k '^hostile|^restart' || status=1
 bash "$MFT_ROOT/tests/cli/restart.sh" || status=1
-[ "$status" -eq 0 ] && echo "sanitize: no report on the hostile-file corpus and the restart tests"
+bash "$MFT_ROOT/tests/cli/precision.sh" || status=1
+[ "$status" -eq 0 ] && echo "sanitize: no report on the hostile-file corpus, the restart tests and mixed precision"
 exit "$status"

@@ -84,8 +84,8 @@ TEST_P(MixedPrecision, GradientAgreesWithDouble) {
 }
 
 // Every score map; the causal mask with the MLP; the sphere; d = 20 (past
-// the compiled token dimensions) with 18 heads (two float vectors of heads,
-// three of double on one rank); two depth steps per slice of Dormand-Prince.
+// the compiled token dimensions) with 18 heads (on one rank with AVX-512
+// two float vectors of heads, three of double); two depth steps per slice of Dormand-Prince.
 INSTANTIATE_TEST_SUITE_P(
     Variants, MixedPrecision,
     testing::Values(Args{}, Args{"--model.attention", "relu", "--init.sigma_qk", "0.3"},

@@ -48,7 +48,8 @@ AttentionKernel<R>::AttentionKernel(long long N, long long n, const HeadParticle
     : N_(N), n_(n), d_(heads.d), d_h_(heads.d_h), L_(heads.L), Ml_(heads.own.count()),
       Mp_(padded_heads<R>(Ml_)), scale_(scale), score_map_(std::move(score_map)), heads_(&heads) {
   // Sequences per batch of the token-side GEMMs: enough rows for BLAS, while
-  // the four (block n) x (d Mp) arrays of the VJP stay within L2 (256 KiB).
+  // each of the four (block n) x (d Mp) arrays of the VJP stays within
+  // 256 KiB (L2).
   const long long per_sequence = std::max<long long>(1, n_ * d_ * Mp_ * static_cast<long long>(sizeof(R)));
   block_ = std::clamp<long long>(262144 / per_sequence, 1, std::max<long long>(N_, 1));
   const auto slice = static_cast<size_t>(d_ * d_ * Mp_);

@@ -24,8 +24,9 @@
 //
 // Every loop is a template on the element type R: double, or float for
 // run.precision = mixed, where a register holds twice the lanes (16 heads
-// with AVX-512) and `lanes` below means lanes_of<R>. Each sum here runs over
-// at most n tokens or d components, in R.
+// with AVX-512) and `lanes` below means lanes_of<R>. The sums run in R: over
+// n tokens or d components, and in spread over a sequence's query tokens and
+// head blocks (the longest, folded into double by fold_spread).
 #include "mft/core/lanes.hpp"
 
 #include <cstring>
@@ -295,7 +296,7 @@ inline void spread(const R *ds, const R *W, const R *scale, const R *Za, const R
   };
   const auto tokens = [&](long long b, auto count) {
     long long k = 0;
-    if constexpr (lanes >= 8) // 16 accumulators need AVX-512's registers
+    if constexpr (kVectorBytes >= 64) // 16 accumulators need AVX-512's 32 registers
       for (; k + 8 <= d; k += 8) block(b, k, count, std::integral_constant<long long, 8>{});
     for (; k + 4 <= d; k += 4) block(b, k, count, std::integral_constant<long long, 4>{});
     if constexpr (D == 0 || D % 4 != 0) // (GCC warns of the dead loop otherwise)

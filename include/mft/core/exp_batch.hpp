@@ -1,7 +1,8 @@
 #pragma once
-// exp over the non-positive arguments of a vector (lanes.hpp) of doubles or floats: the max-subtracted
-// softmax and the sigmoid only need x <= 0. Accuracy against std::exp: under
-// 4 ulp relative for x in [-708, 0] (tests/test_attention.cpp); 0 for -inf.
+// exp over the non-positive arguments of a vector (lanes.hpp) of doubles, or
+// of floats (at the end): the max-subtracted softmax and the sigmoid only
+// need x <= 0. Accuracy of the double version against std::exp: under 4 ulp
+// relative for x in [-708, 0] (tests/test_attention.cpp); 0 for -inf.
 // Below -708 the AVX-512 path gives std::exp's subnormals (0 below -745),
 // the other 0 (instead of numbers under 3e-308, nothing next to a softmax
 // row's largest weight, 1).
@@ -113,8 +114,8 @@ constexpr double floor_argument = -746.0;
 // relative, a sixth of float's half ulp), ln2 in Cody and Waite's two
 // parts (0.693359375 has 9 bits: k ln2_hi is exact), 2^k into the exponent
 // bits. 0 below -87, where 2^k would leave the normal floats (weights under
-// 2e-38, nothing beside a softmax row's largest, 1). About 3 ulp
-// (tests/test_attention.cpp).
+// 2e-38, nothing beside a softmax row's largest, 1). Under 4 float ulp
+// relative over [-87, 0] (tests/test_precision.cpp).
 [[gnu::always_inline]] inline LanesOf<float> exp_nonpositive(LanesOf<float> x) {
   using V = LanesOf<float>;
   using Mask = VectorOf<float>::mask;
@@ -132,11 +133,14 @@ constexpr double floor_argument = -746.0;
   q = q * r + 1.0f / 6;
   q = q * r + 0.5f;
   const V p = (q * r + 1.0f) * r + 1.0f;
-  Mask bits, shift_bits;
+  // The exponent's arithmetic unsigned: a NaN lane's bits must not overflow.
+  typedef unsigned Bits __attribute__((vector_size(kVectorBytes)));
+  Bits bits, shift_bits, below_bits;
   std::memcpy(&bits, &t, sizeof t);
   const V s = V{} + shifter;
   std::memcpy(&shift_bits, &s, sizeof s);
-  const Mask scale_bits = ((bits - shift_bits + 127) << 23) & ~below;
+  std::memcpy(&below_bits, &below, sizeof below);
+  const Bits scale_bits = ((bits - shift_bits + 127u) << 23) & ~below_bits;
   V scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return p * scale;

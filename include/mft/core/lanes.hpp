@@ -1,7 +1,8 @@
 #pragma once
 // A vector of doubles (or floats) as wide as one register of the ISA the build targets,
 // through GCC's vector extension (a compiler feature, also in Clang; no
-// library): 8 with AVX-512, 4 with AVX/AVX2, 2 with SSE2 alone. The kernels
+// library): 8 doubles (16 floats) with AVX-512, 4 (8) with AVX/AVX2, 2 (4)
+// with SSE2 alone. The kernels
 // that vectorise across heads or score rows use it where the auto-vectoriser
 // would not keep values in registers; they are written for any width.
 // Wider than a register it would not do: GCC splits such vectors, spills
