@@ -9,6 +9,7 @@
 #include "mft/runs/command_line.hpp"
 #include "mft/runs/memory.hpp"
 #include "mft/train/objective.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -26,37 +27,22 @@ using Args = std::vector<std::string>;
 // L = 5 slices (unless `extra` says), so every spacing below leaves a
 // shorter last segment.
 mft::Config five_slices(const Args &extra, long long checkpoint_slices) {
-  Args args = {"--model.d", "3", "--model.head_dim", "2", "--model.heads", "3", "--data.task", "gaussian",
-               "--model.mlp_particles", "2", "--model.mlp_width", "3", "--model.causal", "true",
-               "--depth.checkpoint_slices",
-               checkpoint_slices == mft::kDepthCheckpointsAuto ? "auto" : std::to_string(checkpoint_slices)};
-  for (const auto &[key, value] : {std::pair{"--model.slices", "5"}, {"--data.sequences", "5"}, {"--data.tokens", "4"}})
-    if (std::find(extra.begin(), extra.end(), key) == extra.end()) args.insert(args.end(), {key, value});
-  args.insert(args.end(), extra.begin(), extra.end());
-  return mft::parse_config(args);
+  return mft::test::config_with(
+      {"--model.d", "3", "--model.head_dim", "2", "--model.heads", "3", "--data.task", "gaussian",
+       "--model.mlp_particles", "2", "--model.mlp_width", "3", "--model.causal", "true", "--depth.checkpoint_slices",
+       checkpoint_slices == mft::kDepthCheckpointsAuto ? "auto" : std::to_string(checkpoint_slices)},
+      {{"--model.slices", "5"}, {"--data.sequences", "5"}, {"--data.tokens", "4"}}, extra);
 }
 
-struct Gradient {
-  std::vector<double> dR, dX0;
-  double risk = 0;
-  long long segments = 0;
-};
-
-Gradient gradient_of(const Args &extra, long long checkpoint_slices) {
-  mft::Config config = five_slices(extra, checkpoint_slices);
-  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
-  mft::Objective objective(problem);
-  std::vector<double> theta(problem.particles->local_size());
-  problem.particles->pack(theta.data());
-  const mft::Gradient &g = objective.at(theta.data());
-  return {g.dR, g.dX0, g.risk, problem.solver->segment_count()};
+mft::test::GradientAt gradient_of(const Args &extra, long long checkpoint_slices) {
+  return mft::test::gradient_at(five_slices(extra, checkpoint_slices));
 }
 
 class Checkpoints : public testing::TestWithParam<std::tuple<Args, long long>> {};
 
 TEST_P(Checkpoints, GradientIsTheStoredTrajectorysBitForBit) {
   const auto [scheme, spacing] = GetParam();
-  const Gradient stored = gradient_of(scheme, 0), recomputed = gradient_of(scheme, spacing);
+  const mft::test::GradientAt stored = gradient_of(scheme, 0), recomputed = gradient_of(scheme, spacing);
   ASSERT_EQ(stored.segments, 1);
   ASSERT_EQ(recomputed.segments, (5 + spacing - 1) / spacing) << "the checkpoints were not used";
   EXPECT_EQ(stored.risk, recomputed.risk);

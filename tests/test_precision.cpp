@@ -10,7 +10,7 @@
 #include "mft/core/exp_batch.hpp"
 #include "mft/runs/build_problem.hpp"
 #include "mft/runs/command_line.hpp"
-#include "mft/train/objective.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -30,29 +30,17 @@ constexpr double kRiskTolerance = 1e-6, kGradientTolerance = 1e-5;
 
 // A small problem; `extra` adds keys or replaces these.
 mft::Config small_problem(const Args &extra, const std::string &precision) {
-  Args args = {"--data.task", "gaussian", "--run.precision", precision};
-  for (const auto &[key, value] :
-       {std::pair{"--model.d", "5"}, {"--model.head_dim", "3"}, {"--model.heads", "5"}, {"--model.slices", "3"},
-        {"--data.sequences", "6"}, {"--data.tokens", "5"}, {"--init.sigma_qk", "0.6"}, {"--init.sigma_v", "0.8"}})
-    if (std::find(extra.begin(), extra.end(), key) == extra.end()) args.insert(args.end(), {key, value});
-  args.insert(args.end(), extra.begin(), extra.end());
-  return mft::parse_config(args);
+  return mft::test::config_with({"--data.task", "gaussian", "--run.precision", precision},
+                                {{"--model.d", "5"}, {"--model.head_dim", "3"}, {"--model.heads", "5"},
+                                 {"--model.slices", "3"}, {"--data.sequences", "6"}, {"--data.tokens", "5"},
+                                 {"--init.sigma_qk", "0.6"}, {"--init.sigma_v", "0.8"}},
+                                extra);
 }
 
-struct Gradient {
-  std::vector<double> dR, dX0;
-  double risk = 0;
-};
-
-Gradient gradient_of(const Args &extra, const std::string &precision) {
-  mft::Config config = small_problem(extra, precision);
-  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
-  EXPECT_EQ(problem.field_options.mixed_precision, precision == "mixed");
-  mft::Objective objective(problem);
-  std::vector<double> theta(problem.particles->local_size());
-  problem.particles->pack(theta.data());
-  const mft::Gradient &g = objective.at(theta.data());
-  return {g.dR, g.dX0, g.risk};
+mft::test::GradientAt gradient_of(const Args &extra, const std::string &precision) {
+  const mft::test::GradientAt g = mft::test::gradient_at(small_problem(extra, precision));
+  EXPECT_EQ(g.mixed_precision, precision == "mixed");
+  return g;
 }
 
 // |a - b| / |b| in the 2-norm, summed over ranks (dR is each rank's share).
@@ -69,7 +57,7 @@ double relative_difference(const std::vector<double> &a, const std::vector<doubl
 class MixedPrecision : public testing::TestWithParam<Args> {};
 
 TEST_P(MixedPrecision, GradientAgreesWithDouble) {
-  const Gradient exact = gradient_of(GetParam(), "double"), mixed = gradient_of(GetParam(), "mixed");
+  const mft::test::GradientAt exact = gradient_of(GetParam(), "double"), mixed = gradient_of(GetParam(), "mixed");
   ASSERT_EQ(exact.dR.size(), mixed.dR.size());
   const double risk = std::fabs(mixed.risk - exact.risk) / std::fabs(exact.risk);
   const double dR = relative_difference(mixed.dR, exact.dR), dX0 = relative_difference(mixed.dX0, exact.dX0);

@@ -2,9 +2,15 @@
 // Helpers shared by the tests: small problems and an independent reference
 // of the attention field written plainly from MODEL.md §3.
 #include "mft/core/lanes.hpp"
+#include "mft/depth/depth.hpp"
 #include "mft/model/heads.hpp"
 #include "mft/model/score_map.hpp"
+#include "mft/runs/build_problem.hpp"
+#include "mft/runs/command_line.hpp"
 #include "mft/tasks/data.hpp"
+#include "mft/train/objective.hpp"
+
+#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
@@ -98,6 +104,35 @@ inline void reference_head(const double *Q, const double *K, const double *V, lo
       out[a * d + k] += scale * s;
     }
   }
+}
+
+// The configuration of `args`, then each of `defaults` (option, value) that
+// `extra` does not give, then `extra`.
+inline mft::Config config_with(std::vector<std::string> args,
+                               const std::vector<std::pair<std::string, std::string>> &defaults,
+                               const std::vector<std::string> &extra) {
+  for (const auto &[key, value] : defaults)
+    if (std::find(extra.begin(), extra.end(), key) == extra.end()) args.insert(args.end(), {key, value});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return mft::parse_config(args);
+}
+
+// R, dR/dtheta (this rank's share) and dR/dX0 at the initial particles of
+// `config`'s problem, and its depth solver's segment count.
+struct GradientAt {
+  std::vector<double> dR, dX0;
+  double risk = 0;
+  long long segments = 0;
+  bool mixed_precision = false;
+};
+
+inline GradientAt gradient_at(mft::Config config) {
+  mft::Problem problem = mft::build_problem(MPI_COMM_WORLD, config, true);
+  mft::Objective objective(problem);
+  std::vector<double> theta(problem.particles->local_size());
+  problem.particles->pack(theta.data());
+  const mft::Gradient &g = objective.at(theta.data());
+  return {g.dR, g.dX0, g.risk, problem.solver->segment_count(), problem.field_options.mixed_precision};
 }
 
 // Largest |a - b| over max(|b|), the relative error of a whole array.
