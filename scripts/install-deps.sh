@@ -9,11 +9,13 @@ PACKAGES=(
   petsc-dev
   libhdf5-openmpi-dev hdf5-tools
   libboost-program-options-dev
+  zlib1g-dev
   libgtest-dev
   libopenblas-dev
   python3-h5py python3-numpy python3-scipy python3-matplotlib python3-pot python3-sklearn python3-pandas python3-xarray
   python3-venv python3-pip python3-setuptools python3-wheel
   slurm-wlm munge
+  jargon-text
 )
 
 missing=()

@@ -97,6 +97,12 @@ TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
     if (test) *test = task.test;
     return task.train;
   };
+  const auto online_batch = [&](long long step, long long b) {
+    mft::Config c;
+    c.data = cfg;
+    c.model.d = d;
+    return mft::online_batch(c, step, b);
+  };
   mft::TokenData test_small, test_big, test2;
   cfg.sequences = 3;
   const mft::TokenData small = make_data(&test_small);
@@ -112,8 +118,8 @@ TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
   const mft::TokenData &test4 = test_big;
   // Online batches: the same for the same step, another for another step,
   // and none of them a training or held-out sequence.
-  const mft::TokenData a = mft::online_batch(cfg, d, 1, 5, 3), b = mft::online_batch(cfg, d, 1, 5, 3),
-                       c = mft::online_batch(cfg, d, 1, 6, 3), wide = mft::online_batch(cfg, d, 1, 5, 6);
+  const mft::TokenData a = online_batch(5, 3), b = online_batch(5, 3), c = online_batch(6, 3),
+                       wide = online_batch(5, 6);
   EXPECT_EQ(a.tokens, b.tokens);
   EXPECT_EQ(a.targets, b.targets);
   EXPECT_NE(a.tokens, c.tokens);
@@ -129,7 +135,7 @@ TEST(Data, HeldOutAndOnlineSequencesHaveStreamsOfTheirOwn) {
   // A task of the gaussian kind keeps its target functional U (data.seed)
   // on the online data: y = U mean_j x_j, linear in the tokens.
   cfg.task = "gaussian";
-  const mft::TokenData g = mft::online_batch(cfg, d, 1, 2, 40);
+  const mft::TokenData g = online_batch(2, 40);
   const mft::TokenData train = make_data(nullptr);
   std::vector<std::vector<double>> A;
   for (long long i = 0; i < g.N; ++i) {

@@ -23,7 +23,7 @@ It shares no code with the C++ solver; scripts use it to check numbers in a
 run file from the file alone.
 """
 import math
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -371,8 +371,11 @@ def token_spread(X0, particles, config):
 
 class Readout(NamedTuple):
     """A readout of MODEL.md §10: predict(X1) gives yhat (N, d_out) from the
-    final tokens X1 (N, n, d), linearly."""
+    final tokens X1 (N, n, d), linearly. classes: the values of one
+    prediction when a sequence makes several (next-token: k per position,
+    and the loss averages over every position); None: one prediction of d_out."""
     predict: Callable
+    classes: Optional[int] = None
 
 
 def _block(config, d):
@@ -412,8 +415,20 @@ def _mean_readout(config):
     return Readout(predict)
 
 
+def _next_token_readout(config):
+    """MODEL.md §13: the logits of every position t < n are beta (the fixed
+    readout.scale) times the first k = data.vocab coordinates of token t,
+    position after position: yhat (N, (n - 1) k)."""
+    k = int(config["data.vocab"])
+    beta = float(config.get("readout.scale", 1.0))
+
+    def predict(X1):
+        return beta * np.array(X1[:, :-1, :k]).reshape(X1.shape[0], -1)
+    return Readout(predict, classes=k)
+
+
 # One entry per readout of mft: readout.kind -> entry(config) -> Readout.
-READOUTS = {"query": _query_readout, "mean": _mean_readout}
+READOUTS = {"query": _query_readout, "mean": _mean_readout, "next-token": _next_token_readout}
 
 
 def readout(config):
@@ -476,16 +491,28 @@ def classifies(config):
     return loss_function(config).classifies
 
 
+def prediction_rows(yhat, targets, config):
+    """yhat and the targets as rows of one prediction each: (N, d_out), or
+    for a readout with several predictions a sequence (N P, d_out / P)."""
+    y = as_targets(targets, yhat.shape[1])
+    classes = readout(config).classes
+    if classes is None:
+        return yhat, y
+    return yhat.reshape(-1, classes), y.reshape(-1, classes)
+
+
 def loss(yhat, targets, config):
     """R of predictions yhat (N, d_out) against targets (N, d_out): the
-    configuration's loss averaged over the N rows."""
-    y = as_targets(targets, yhat.shape[1])
-    return loss_function(config).value(yhat, y) / y.shape[0]
+    configuration's loss averaged over the rows of predictions."""
+    z, y = prediction_rows(yhat, targets, config)
+    return loss_function(config).value(z, y) / y.shape[0]
 
 
-def share_correct(yhat, targets):
-    """The share of rows i with argmax_c yhat_ic == argmax_c y_ic (first maximum on ties)."""
-    y = as_targets(targets, yhat.shape[1])
+def share_correct(yhat, targets, config=None):
+    """The share of rows i with argmax_c yhat_ic == argmax_c y_ic (first
+    maximum on ties); rows of predictions as the configuration's readout
+    makes them."""
+    yhat, y = prediction_rows(yhat, targets, config or {})
     hits = int(np.count_nonzero(np.argmax(yhat, axis=1) == np.argmax(y, axis=1)))
     return hits / y.shape[0]
 
@@ -498,13 +525,13 @@ def risk(X0, targets, particles, config):
 
 def accuracy(X0, targets, particles, config):
     """The share of sequences whose predicted class (argmax of yhat) is the target's."""
-    return share_correct(predict(forward(X0, particles, config), config), targets)
+    return share_correct(predict(forward(X0, particles, config), config), targets, config)
 
 
 def evaluate(X0, targets, particles, config):
     """(R, accuracy) from one forward pass."""
     yhat = predict(forward(X0, particles, config), config)
-    return loss(yhat, targets, config), share_correct(yhat, targets)
+    return loss(yhat, targets, config), share_correct(yhat, targets, config)
 
 
 # --- forward-mode derivative: the directional derivative of R ---------------
@@ -556,6 +583,6 @@ def directional_derivative(X0, targets, particles, config, direction):
     X, dX = integrate((X0, np.zeros_like(X0)), slices(species, particles), config,
                       lambda l, Y: field_jvp(Y[0], Y[1], particles, direction, l, species, norm))
     yhat, dyhat = predict(X, config), predict(dX, config)  # the readout is linear
-    y = as_targets(targets, yhat.shape[1])
-    slope = loss_function(config).slope(yhat, y) / y.shape[0]
-    return loss(yhat, y, config), float(np.sum(slope * dyhat))
+    z, y = prediction_rows(yhat, targets, config)
+    slope = loss_function(config).slope(z, y) / y.shape[0]
+    return loss(yhat, targets, config), float(np.sum(slope * dyhat.reshape(z.shape)))

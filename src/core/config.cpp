@@ -92,11 +92,13 @@ std::map<std::string, std::string> read_config_file(const std::string &path, con
 }
 
 long long Config::readout_coord() const {
+  // The next-token readout reads every position's first k coordinates.
+  if (has_trait(readout_entries(), readout.kind, kNextToken)) return 0;
   return readout.coord < 0 ? model.d - readout.dim + 1 + readout.coord : readout.coord;
 }
 
 std::vector<double> Config::readout_weights() const {
-  if (!readout.weights.empty()) return readout.weights;
+  if (!readout.weights.empty() || has_trait(readout_entries(), readout.kind, kNextToken)) return readout.weights;
   const long long d = model.d, c = readout_coord();
   std::vector<double> W(static_cast<size_t>(readout.dim * d), 0.0);
   for (long long k = 0; k < readout.dim; ++k)
@@ -136,7 +138,8 @@ std::string to_string(const ConfigValue &value) {
 // The checks that need the token dimension d and N (for data.task = file, the file's).
 void validate_sizes(const Config &c) {
   const auto d = c.model.d, d_out = c.readout.dim;
-  const bool by_coordinates = !has_trait(readout_entries(), c.readout.kind, kWeighted) || c.readout.weights.empty();
+  const bool by_coordinates = (!has_trait(readout_entries(), c.readout.kind, kWeighted) || c.readout.weights.empty()) &&
+                              !has_trait(readout_entries(), c.readout.kind, kNextToken);
   if (by_coordinates && d_out > d)
     throw InputError(key_error("readout.dim", std::to_string(d_out),
                                "more outputs than model.d = " + std::to_string(d) + " coordinates"));
@@ -167,6 +170,26 @@ void validate_sizes(const Config &c) {
   if (c.data.test_sequences > 0 && c.data.test_sequences < P_s)
     throw InputError(key_error("data.test_sequences", std::to_string(c.data.test_sequences),
                                "fewer than the " + groups));
+}
+
+void resolve_readout_outputs(Config &c) {
+  const bool next_token = has_trait(readout_entries(), c.readout.kind, kNextToken);
+  const bool symbols = has_trait(task_entries(), c.data.task, kSymbols);
+  if (next_token && !symbols)
+    throw InputError(key_error("readout.kind", c.readout.kind,
+                               "predicts the next symbol: needs a task of symbols (data.task " +
+                                   entries_with(task_entries(), kSymbols) + "), not data.task = " + c.data.task));
+  if (symbols && !next_token)
+    throw InputError(key_error("readout.kind", c.readout.kind,
+                               "data.task = " + c.data.task + " predicts the next symbol at every position: it needs "
+                               "readout.kind " + entries_with(readout_entries(), kNextToken)));
+  if (!next_token) return;
+  const long long d_out = (c.data.tokens - 1) * c.data.vocab;
+  if (c.readout.dim != ReadoutConfig{}.dim && c.readout.dim != d_out)
+    throw InputError(key_error("readout.dim", std::to_string(c.readout.dim),
+                               "readout.kind = " + c.readout.kind + " has (data.tokens - 1) x data.vocab = " +
+                                   std::to_string(d_out) + " outputs (leave readout.dim out)"));
+  c.readout.dim = d_out;
 }
 
 void refuse_unread_keys(const Config &c) {
@@ -200,7 +223,9 @@ void refuse_unread_keys(const Config &c) {
 
 void validate_keys(const Config &c) {
   const auto d_out = c.readout.dim;
-  if (has_trait(loss_entries(), c.loss.kind, kClassifies) && d_out < 2)
+  // (The next-token readout's classes are the symbols: data.vocab >= 2.)
+  if (has_trait(loss_entries(), c.loss.kind, kClassifies) && d_out < 2 &&
+      !has_trait(readout_entries(), c.readout.kind, kNextToken))
     throw InputError(key_error("loss.kind", c.loss.kind,
                                c.loss.kind + " needs readout.dim >= 2 classes (a classifier's loss)"));
   if (c.cgf.points > 1000000)

@@ -241,6 +241,14 @@ Key add_key(const std::string &name, Section Config::*section, std::string Secti
   return k;
 }
 
+// The data tasks of symbols (kSymbols): the readers of the embedding's keys.
+std::vector<std::string> symbol_tasks() {
+  std::vector<std::string> out;
+  for (const RegistryEntry &e : task_entries())
+    if (e.traits & kSymbols) out.push_back(e.name);
+  return out;
+}
+
 } // namespace
 
 const std::vector<Key> &key_table() {
@@ -263,6 +271,16 @@ const std::vector<Key> &key_table() {
           .added_to_format(),
       add_key("model.causal", &C::model, &ModelConfig::causal, {parse_bool},
            "true: token i attends to tokens 1..i only (causal mask); false: to all").added_to_format(),
+      add_key("model.positions", &C::model, &ModelConfig::positions, one_of({"sinusoidal", "one-hot"}),
+              "a task of symbols: the positional code of the embedding, in the model.position_dim coordinates "
+              "after the symbols' one-hot ones: sinusoidal (sin, cos of t 10000^(-2i/p)) or one-hot (p >= "
+              "data.tokens)")
+          .added_to_format()
+          .read_by("data.task", symbol_tasks()),
+      add_key("model.position_dim", &C::model, &ModelConfig::position_dim, {positive},
+              "a task of symbols: the coordinates p of the positional code (model.d >= data.vocab + p)")
+          .added_to_format()
+          .read_by("data.task", symbol_tasks()),
 #define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
   add_key("model." #key, &C::model, &ModelConfig::key, {check}, help) \
       .added_to_format() \
@@ -372,6 +390,11 @@ const std::vector<Key> &key_table() {
            "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); "
            "0: model.heads")
           .read_by("data.task", {"teacher"}),
+      add_key("data.vocab", &C::data, &DataConfig::vocab, {positive},
+              "a task of symbols: the vocabulary k, one-hot in the tokens' first k coordinates (text: the "
+              "file's characters; leave it out)")
+          .added_to_format()
+          .read_by("data.task", symbol_tasks()),
 #define MFT_ENTRY_KEY(entry, key, type, value, check, help) \
   add_key("data." #key, &C::data, &DataConfig::key, {check}, help) \
       .added_to_format() \

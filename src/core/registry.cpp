@@ -35,7 +35,7 @@ const std::vector<RegistryEntry> &loss_entries() {
 
 const std::vector<RegistryEntry> &readout_entries() {
   static const std::vector<RegistryEntry> entries = {
-#define MFT_READOUT(name, traits, help) {#name, #name, help, traits, ""},
+#define MFT_READOUT(id, name, traits, help) {#id, name, help, traits, ""},
 #include "mft/registry/readouts.inc"
 #undef MFT_READOUT
   };

@@ -191,6 +191,19 @@ void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_
   write_block(ds, start, count, H5T_NATIVE_DOUBLE, data);
 }
 
+void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
+                   const long long *data, MPI_Comm comm) {
+  Handle space(checked(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr),
+                       "H5Screate_simple"));
+  Handle ds(checked(H5Dcreate2(file, path.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    "creating " + path));
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<hsize_t> start(shape.size(), 0), count = shape;
+  if (rank != 0) count.assign(shape.size(), 0);
+  write_block(ds, start, count, H5T_NATIVE_LLONG, data);
+}
+
 Handle create_growing(hid_t file, const std::string &path, const std::vector<hsize_t> &row_shape,
                       hid_t type, const std::vector<hsize_t> &chunk_row, hsize_t chunk_rows) {
   std::vector<hsize_t> dims{0}, maxdims{H5S_UNLIMITED}, chunk{chunk_rows};

@@ -9,7 +9,7 @@
 namespace mft {
 
 #undef MFT_READOUT
-#define MFT_READOUT(name, traits, help) std::unique_ptr<Readout> make_##name##_readout(const Config &config);
+#define MFT_READOUT(id, name, traits, help) std::unique_ptr<Readout> make_##id##_readout(const Config &config);
 #include "mft/registry/readouts.inc"
 #undef MFT_READOUT
 
@@ -19,7 +19,7 @@ using Factory = std::unique_ptr<Readout> (*)(const Config &);
 
 const EntryTable<Factory> &registry() {
   static const EntryTable<Factory> readouts("readout.kind", {
-#define MFT_READOUT(name, traits, help) {#name, make_##name##_readout},
+#define MFT_READOUT(id, name, traits, help) {name, make_##id##_readout},
 #include "mft/registry/readouts.inc"
 #undef MFT_READOUT
                                                            });

@@ -41,6 +41,7 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     } else {
       resolve_task_sizes(c); // a data file decides them
     }
+    resolve_readout_outputs(c);
     // Given particles decide the architecture's sizes left at their defaults.
     if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c);
     validate_sizes(c);
@@ -85,13 +86,16 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
     if (estimate) *estimate = e;
     problem.depth_config = planned.depth;
 
+    const bool symbols = has_trait(task_entries(), config.data.task, kSymbols);
     if (stored) {
       problem.data = read_run_data(stored->path, stored->key, config.model.d, config.readout.dim,
-                                 &problem.test_data);
+                                   &problem.test_data, symbols ? config.data.vocab : 0);
+      problem.baselines = read_run_baselines(stored->path, stored->key);
     } else {
       TaskData task = make_task_data(config, comm);
       problem.data = std::move(task.train);
       problem.test_data = std::move(task.test);
+      problem.baselines = task_baselines(config, problem.test_data);
     }
     if (problem.data.N != config.data.sequences || problem.data.n != config.data.tokens ||
         problem.data.d != config.model.d || problem.test_data.N != config.data.test_sequences)
@@ -161,6 +165,9 @@ std::string describe_variant(const Config &c, const Problem &problem) {
   std::string out = "attention " + c.model.attention + (c.model.causal ? ", causal" : "") + " | readout " +
                     c.readout.kind + ", d_out " + std::to_string(c.readout.dim) + " | loss " + c.loss.kind;
   if (problem.test_data.N > 0) out += " | " + std::to_string(problem.test_data.N) + " held-out sequences";
+  if (problem.data.vocab > 0)
+    out += " | " + std::to_string(problem.data.vocab) + " symbols, positions " + c.model.positions + " (p = " +
+           std::to_string(c.model.position_dim) + ")";
   if (problem.field_options.mixed_precision) {
     out += " | precision mixed (kernels' products in float, sums and particles in double)";
     // The float kernels vectorise across a rank's heads: with fewer heads
@@ -169,6 +176,16 @@ std::string describe_variant(const Config &c, const Problem &problem) {
     if (per_rank < lanes_of<float>)
       out += "; " + std::to_string(per_rank) + " heads per rank fill " + std::to_string(per_rank) + " of float's " +
              std::to_string(lanes_of<float>) + " vector lanes, so mixed is little faster than double here";
+  }
+  if (!problem.baselines.empty()) {
+    // The predictors the held-out cross-entropy is measured against.
+    out += "\nbaselines (held-out cross-entropy, nats [bits per symbol]):";
+    for (const Baseline &b : problem.baselines) {
+      char cell[96];
+      std::snprintf(cell, sizeof cell, " %s %.4f [%.4f]%s", b.name.c_str(), b.nats, b.nats / std::log(2.0),
+                    b.reference ? " (reference)" : "");
+      out += cell;
+    }
   }
   return out;
 }

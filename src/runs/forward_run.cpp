@@ -81,9 +81,8 @@ ForwardResult solve_forward(MPI_Comm comm, const Config &config, Problem &proble
     MPI_Allreduce(MPI_IN_PLACE, &result.drift, 1, MPI_DOUBLE, MPI_MAX, comm);
   }
   result.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
-  result.risk = problem.loss->risk(result.predictions, data.targets, data.N, data.d_out, nullptr);
-  if (problem.loss->classifies())
-    measures.train_accuracy = accuracy(result.predictions, data.targets, data.N, data.d_out);
+  result.risk = problem.risk_of(result.predictions, data);
+  if (problem.loss->classifies()) measures.train_accuracy = problem.accuracy_of(result.predictions, data);
   measures.held_out = problem.test_solver != nullptr;
   if (measures.held_out) measures.test = measure(problem, *problem.test_solver, problem.test_data);
   return result;
@@ -147,7 +146,7 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   if (write) {
     const TokenData &data = problem.data;
     RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
-                 &problem.test_data);
+                 &problem.test_data, &problem.baselines);
     file.append_snapshot(from.step, from.tau, *problem.particles);
     file.write_forward(data, result.tokens_final.data(), result.predictions, result.risk,
                        config.forward.tokens_depth ? &result.tokens_depth : nullptr, result.depths,

@@ -74,7 +74,10 @@ void read_from_run_particles(MPI_Comm comm, const FromRun &from, Particles &part
 
 Config resolve_command_config(MPI_Comm comm, const Config &given_config, const CommandOptions &options,
                               const RunInfo &info, Job job, bool write, FromRun &from) {
-  const Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  Config merged = options.from.empty() ? given_config : from_run_configuration(comm, given_config, options, from);
+  // Online data were how the file's run trained (with its method, which
+  // --from does not take); forward and ntk measure the file's sequences.
+  if (from && job != Job::Train) merged.data.online = false;
   const StoredData source = from.stored();
   const Config config = resolve_config(comm, merged, job, from ? &source : nullptr);
   collectively(comm, [&] {

@@ -91,6 +91,11 @@ const std::vector<HistoryColumn> &history_columns() {
       {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; },
        "held-out data and a classifier's loss", "held-out accuracy", "test acc", 10, "%10.4f", true,
        [](In &r) { return r.held_out().accuracy; }},
+      {"baseline_gap", [](const HistoryShape &s) { return s.baseline && s.held_out; },
+       "a task of symbols (/baselines)",
+       "test_risk minus the reference baseline's held-out cross-entropy (/baselines.reference: the in-context "
+       "bigram's; text: the 2-gram's), in nats: 0 is the reference predictor's level",
+       "gap", 11, "%11.4e", true, [](In &r) { return r.baseline_gap(); }},
       {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
        "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
        [](In &r) { return r.kernel_due() ? r.kernel().lambda_min() : std::nan(""); }},

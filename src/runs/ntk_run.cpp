@@ -145,7 +145,7 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   }
   if (write) {
     RunFile file(config.output.file, *problem.grid, config, info, problem.data, *problem.particles, nullptr,
-                 &problem.test_data);
+                 &problem.test_data, &problem.baselines);
     file.append_snapshot(from.step, from.tau, *problem.particles);
     file.write_ntk({&result.spectrum, config.ntk.part, from.step, result.cgf ? &result.empirical : nullptr,
                     &points, problem.data.d, result.has_population ? &result.population : nullptr,

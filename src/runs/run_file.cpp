@@ -160,7 +160,7 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
 
 RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
                  const TokenData &data, const Particles &particles, const HistoryShape *history,
-                 const TokenData *test_data)
+                 const TokenData *test_data, const std::vector<Baseline> *baselines)
     : path_(path), key_("output.file"), grid_(grid), comm_(grid.world()), created_(true),
       publish_at_snapshot_(history != nullptr) {
   const MPI_Comm comm = comm_;
@@ -171,8 +171,11 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
   try {
     file_ = h5::create_parallel(PendingOutput::partial_path(path), comm, "output.file", path);
     watch();
-    const size_t test_values = test_data ? test_data->tokens.size() + test_data->targets.size() : 0;
-    require_space(what, (data.tokens.size() + data.targets.size() + test_values) * sizeof(double));
+    const size_t test_values = test_data ? test_data->tokens.size() + test_data->targets.size() +
+                                               test_data->symbols.size() + test_data->transitions.size()
+                                         : 0;
+    require_space(what, (data.tokens.size() + data.targets.size() + data.symbols.size() + test_values) *
+                            sizeof(double));
   } catch (...) {
     discard();
     throw;
@@ -199,6 +202,7 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
       h5::write_dataset(file_, "/data/test_tokens", {Nt, n, d}, test_data->tokens.data(), comm);
       h5::write_dataset(file_, "/data/test_targets", {Nt, d_out}, test_data->targets.data(), comm);
     }
+    write_symbols(data, test_data, baselines);
 
     particle_group_ = h5::create_group(file_, "particles");
     h5::write_attribute(particle_group_, "complete", 0LL);

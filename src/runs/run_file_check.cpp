@@ -395,10 +395,28 @@ void adopt_particle_file_shapes(const std::string &path, const std::string &key,
     }
 }
 
-TokenData run_data(const std::string &path, const std::string &key, long long d, long long d_out,
+TokenData run_data(const std::string &path, const std::string &key, long long d, long long d_out, long long vocab,
                    TokenData *test) {
   h5::Handle file = h5::open_input(path, key);
   const Checker check{file, key, path};
+  // A task of symbols: the symbols (int64, each in [0, k)) and the chains'
+  // matrices, where the file has them.
+  const auto symbols = [&](TokenData &data, const char *name, const char *transitions) {
+    data.vocab = vocab;
+    if (vocab == 0 || !h5::exists(file, name)) return;
+    check.dataset(name, {static_cast<hsize_t>(data.N), static_cast<hsize_t>(data.n)}, false, Stored::Int64);
+    for (const double s : check.values(name)) {
+      if (!(s >= 0 && s < static_cast<double>(vocab) && s == std::floor(s)))
+        check.refuse(std::string(name) + " holds " + to_string(ConfigValue(s)) + ", not a symbol of 0.." +
+                     std::to_string(vocab - 1));
+      data.symbols.push_back(static_cast<long long>(s));
+    }
+    if (!transitions || !h5::exists(file, transitions)) return;
+    const auto k = static_cast<hsize_t>(vocab);
+    check.dataset(transitions, {static_cast<hsize_t>(data.N), k, k}, false);
+    data.transitions = check.values(transitions);
+    require_finite(key, path, transitions, data.transitions);
+  };
   const auto read = [&](const char *tokens, const char *targets) {
     TokenData data;
     const auto shape = check.dataset(tokens, {kAny, kAny, static_cast<hsize_t>(d)}, false);
@@ -414,10 +432,37 @@ TokenData run_data(const std::string &path, const std::string &key, long long d,
     return data;
   };
   TokenData data = read("/data/tokens", "/data/targets");
-  if (test)
+  symbols(data, "/data/symbols", nullptr);
+  if (test) {
     *test = h5::exists(file, "/data/test_tokens") ? read("/data/test_tokens", "/data/test_targets")
-                                                   : TokenData{0, data.n, d, d_out, {}, {}};
+                                                   : TokenData{0, data.n, d, d_out, {}, {}, 0, {}, {}};
+    symbols(*test, "/data/test_symbols", "/data/test_transitions");
+  }
   return data;
+}
+
+std::vector<Baseline> run_baselines(const std::string &path, const std::string &key) {
+  h5::Handle file = h5::open_input(path, key);
+  const Checker check{file, key, path};
+  std::vector<Baseline> out;
+  if (!h5::exists(file, "/baselines")) return out;
+  check.own_group("/baselines");
+  h5::Handle group = h5::open_group(file, "baselines");
+  const auto has_text = [](hid_t obj, const std::string &name) {
+    const std::vector<std::string> names = h5::attribute_names(obj);
+    return std::find(names.begin(), names.end(), name) != names.end() &&
+           h5::attribute_class(obj, name) == h5::AttributeClass::String;
+  };
+  const std::string reference = has_text(group, "reference") ? h5::read_string_attribute(group, "reference") : "";
+  for (const std::string &name : h5::member_names(group)) {
+    const std::string at = "/baselines/" + name;
+    check.dataset(at, {1}, false);
+    Baseline b{name, check.values(at)[0], "", name == reference};
+    h5::Handle ds = h5::open_dataset(group, name);
+    if (has_text(ds, "meaning")) b.meaning = h5::read_string_attribute(ds, "meaning");
+    out.push_back(b);
+  }
+  return out;
 }
 
 } // namespace
@@ -432,8 +477,12 @@ void resolve_particle_file_shapes(const std::string &path, const std::string &ke
 }
 
 TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
-                        TokenData *test) {
-  return refusing(key, path, [&] { return run_data(path, key, d, d_out, test); });
+                        TokenData *test, long long vocab) {
+  return refusing(key, path, [&] { return run_data(path, key, d, d_out, vocab, test); });
+}
+
+std::vector<Baseline> read_run_baselines(const std::string &path, const std::string &key) {
+  return refusing(key, path, [&] { return run_baselines(path, key); });
 }
 
 } // namespace mft

@@ -1,11 +1,36 @@
 // The results of mft forward and mft ntk in a run file: /forward and /ntk
-// (FORMAT.md), each written once, whole, before the file is published.
+// (FORMAT.md), each written once, whole, before the file is published; and
+// what a task of symbols adds to /data, with its /baselines.
 #include "mft/runs/run_file.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace mft {
+
+void RunFile::write_symbols(const TokenData &data, const TokenData *test_data,
+                            const std::vector<Baseline> *baselines) {
+  const MPI_Comm comm = comm_;
+  if (data.vocab > 0) {
+    const auto n = static_cast<hsize_t>(data.n), k = static_cast<hsize_t>(data.vocab);
+    h5::write_dataset(file_, "/data/symbols", {static_cast<hsize_t>(data.N), n}, data.symbols.data(), comm);
+    if (test_data && test_data->N > 0) {
+      const auto Nt = static_cast<hsize_t>(test_data->N);
+      h5::write_dataset(file_, "/data/test_symbols", {Nt, n}, test_data->symbols.data(), comm);
+      if (!test_data->transitions.empty())
+        h5::write_dataset(file_, "/data/test_transitions", {Nt, k, k}, test_data->transitions.data(), comm);
+    }
+  }
+  if (!baselines || baselines->empty()) return;
+  h5::Handle group = h5::create_group(file_, "baselines");
+  h5::write_attribute(group, "unit", std::string("nats"));
+  for (const Baseline &b : *baselines) {
+    if (b.reference) h5::write_attribute(group, "reference", b.name);
+    h5::write_dataset(file_, "/baselines/" + b.name, {1}, &b.nats, comm);
+    h5::Handle ds = h5::open_dataset(group, b.name);
+    h5::write_attribute(ds, "meaning", b.meaning);
+  }
+}
 
 void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
                             const std::vector<double> *tokens_depth, const std::vector<double> &depths, double drift,

@@ -124,6 +124,10 @@ public:
       result.risks.push_back(state->risk);
       result.last_step = step;
       row = measures(step, tau, *state, now, resumed);
+      if (const auto gap = row.find("baseline_gap"); gap != row.end()) {
+        result.baseline_gap_final = gap->second;
+        result.test_risk_final = row.at("test_risk");
+      }
     }
     if (s_.file && state && !resumed) s_.file->append_history(row);
     // After the row: a snapshot on a row's step always has its row.
@@ -206,7 +210,7 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
     file->continue_from(point, config, shape);
   } else if (write) {
     file = std::make_unique<RunFile>(output, *problem.grid, config, info, problem.data, *problem.particles, &shape,
-                                     &problem.test_data);
+                                     &problem.test_data, &problem.baselines);
     file->annotate_history("method", trainer.optimizer().describe());
     file->keep_optimizer_state(state, *problem.particles);
     // The initial particles go to disk before any computation: every file
@@ -255,6 +259,15 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
                 result.risk_initial, result.risk_final, result.risk_initial / result.risk_final,
                 format_seconds(result.seconds).c_str(), taken > 0 ? result.seconds / static_cast<double>(taken) : 0.0);
   out << line;
+  if (!std::isnan(result.baseline_gap_final)) {
+    // Bits per symbol beside nats: the unit of the text literature.
+    const double ce = result.test_risk_final, base = ce - result.baseline_gap_final, bits = 1.0 / std::log(2.0);
+    std::snprintf(line, sizeof line,
+                  "held-out cross-entropy: %.6f nats (%.4f bits per symbol); %s baseline %.6f nats (%.4f bits); "
+                  "gap %+.6f nats\n",
+                  ce, ce * bits, result.baseline.c_str(), base, base * bits, result.baseline_gap_final);
+    out << line;
+  }
   if (result.stopped) {
     // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
     // ranks (it cannot forward SIGINT), so a rank cannot tell the two apart.
@@ -360,7 +373,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
                               snapshot_of_step(point.step));
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,
-                           config.ntk.every > 0, config.output.token_spread};
+                           config.ntk.every > 0, config.output.token_spread,
+                           !std::isnan(reference_nats(problem.baselines))};
   const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
   print_header(header, config, problem, restart, point, start.from, rank == 0 && restart.empty(), memory, output,
@@ -379,6 +393,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   if (out) *out << header.str() << std::flush;
 
   TrainResult result;
+  for (const Baseline &b : problem.baselines)
+    if (b.reference) result.baseline = b.name;
   int stop_reason = 0;
   // The restart's first row: in the file already, or not a row of the
   // history's schedule (a snapshot between rows); never written twice.

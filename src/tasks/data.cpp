@@ -88,8 +88,8 @@ SequenceStreams online_streams(std::uint64_t seed, long long step) {
   };
 }
 
-TokenData online_batch(const DataConfig &cfg, long long d, long long d_out, long long step, long long b) {
-  return generate_sequences(cfg, d, d_out, b, online_streams(cfg.seed, step));
+TokenData online_batch(const Config &config, long long step, long long b) {
+  return generate_sequences(config, b, online_streams(config.data.seed, step));
 }
 
 TokenData split_off(TokenData &data, long long N_keep) {
@@ -181,7 +181,7 @@ TokenData read_data_file(const std::string &path, long long d_out, TokenData *te
   TokenData data = read_pair(file, path, "/data/tokens", "/data/targets", shape.train);
   if (test)
     *test = shape.test.N > 0 ? read_pair(file, path, "/data/test_tokens", "/data/test_targets", shape.test)
-                             : TokenData{0, shape.train.n, shape.train.d, d_out, {}, {}};
+                             : TokenData{0, shape.train.n, shape.train.d, d_out, {}, {}, 0, {}, {}};
   return data;
 }
 

@@ -41,19 +41,17 @@ TaskData make_task_data(const Config &config, MPI_Comm comm) {
   // data.seed, the held-out ones from their own (data.test_seed), so neither
   // set depends on the size of the other.
   const DataConfig &c = config.data;
-  const long long d = config.model.d, d_out = config.readout.dim;
   TaskData out;
-  out.train = task.sequences(c, d, d_out, c.sequences, training_streams(c.seed));
-  out.test = task.sequences(c, d, d_out, c.test_sequences, held_out_streams(c.test_seed));
+  out.train = task.sequences(config, c.sequences, training_streams(c.seed));
+  out.test = task.sequences(config, c.test_sequences, held_out_streams(c.test_seed));
   return out;
 }
 
-TokenData generate_sequences(const DataConfig &data, long long d, long long d_out, long long count,
-                             const SequenceStreams &stream_of) {
-  const TaskEntry &task = find(data.task);
+TokenData generate_sequences(const Config &config, long long count, const SequenceStreams &stream_of) {
+  const TaskEntry &task = find(config.data.task);
   if (!task.sequences)
-    throw InputError(key_error("data.task", data.task, "its sequences are not drawn one by one from streams"));
-  return task.sequences(data, d, d_out, count, stream_of);
+    throw InputError(key_error("data.task", config.data.task, "its sequences are not drawn one by one from streams"));
+  return task.sequences(config, count, stream_of);
 }
 
 void check_task(const Config &config) {
@@ -78,6 +76,11 @@ std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int gr
 std::string describe_task(const Config &config) {
   const TaskEntry &task = find(config.data.task);
   return task.describe ? task.describe(config) : config.data.task;
+}
+
+std::vector<Baseline> task_baselines(const Config &config, const TokenData &test) {
+  const TaskEntry &task = find(config.data.task);
+  return task.baselines && test.N > 0 ? task.baselines(config, test) : std::vector<Baseline>{};
 }
 
 PopulationCgf task_population_cgf(const Config &config) {

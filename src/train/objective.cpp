@@ -110,11 +110,12 @@ const Gradient &Objective::at(const double *theta) {
     mine = problem_.readout->predict(block_, X1_.data());
   });
   const std::vector<double> yhat = grid.gather_rows(mine, data.N, data.d_out);
-  state_.risk = problem_.loss->risk(yhat, data.targets, data.N, data.d_out, G_.data());
+  state_.risk = problem_.risk_of(yhat, data, G_.data());
   if (!std::isfinite(state_.risk)) throw DivergedError("the risk R is not finite");
-  state_.accuracy = problem_.loss->classifies() ? accuracy(yhat, data.targets, data.N, data.d_out) : 0.0;
+  state_.accuracy = problem_.loss->classifies() ? problem_.accuracy_of(yhat, data) : 0.0;
   const long long first = grid.block(data.N).begin;
-  problem_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(data.N), a1_.data());
+  problem_.readout->pull_back(block_, G_.data() + first * data.d_out, static_cast<double>(problem_.loss_rows(data.N)),
+                              a1_.data());
   collectively(grid.world(), [&] { solver_.adjoint(a1_.data(), state_.dX0.data(), state_.dR.data()); });
   // Each group's sequences' share of dR/dtheta, summed: one all-reduce.
   grid.sum_across(state_.dR.data(), static_cast<long long>(state_.dR.size()));
@@ -135,8 +136,8 @@ Measure measure(const Problem &problem, DepthSolver &solver, const TokenData &da
   });
   out.predictions = problem.grid->gather_rows(mine, data.N, data.d_out);
   const std::vector<double> &yhat = out.predictions;
-  out.risk = problem.loss->risk(yhat, data.targets, data.N, data.d_out, nullptr);
-  if (problem.loss->classifies()) out.accuracy = accuracy(yhat, data.targets, data.N, data.d_out);
+  out.risk = problem.risk_of(yhat, data);
+  if (problem.loss->classifies()) out.accuracy = problem.accuracy_of(yhat, data);
   return out;
 }
 

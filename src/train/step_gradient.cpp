@@ -26,7 +26,7 @@ template <class Work> auto at_step(long long step, Work &&work) -> decltype(work
 } // namespace
 
 StepGradient::StepGradient(Problem &problem, const Config &config)
-    : problem_(problem), lambda_(config.train.lambda), seed_(config.init.seed), data_config_(config.data),
+    : problem_(problem), lambda_(config.train.lambda), seed_(config.init.seed), config_(config),
       b_(config.train.batch > 0 ? config.train.batch : problem.data.N), full_(problem) {
   if (!minibatches()) return;
   const TokenData &data = problem.data;
@@ -45,9 +45,9 @@ StepGradient::StepGradient(Problem &problem, const Config &config)
 
 Objective &StepGradient::objective_of(long long step) {
   if (!minibatches()) return full_;
-  if (step != batch_step_ && data_config_.online) {
+  if (step != batch_step_ && config_.data.online) {
     // Fresh sequences, keyed by (data.seed, step): any rank, any restart.
-    TokenData fresh = online_batch(data_config_, batch_data_.d, batch_data_.d_out, step, b_);
+    TokenData fresh = online_batch(config_, step, b_);
     batch_data_.tokens = std::move(fresh.tokens);
     batch_data_.targets = std::move(fresh.targets);
     batch_->data_changed();
@@ -81,7 +81,7 @@ const Velocity &StepGradient::velocity(long long step, const double *theta) {
 }
 
 std::string StepGradient::describe_batches() const {
-  if (data_config_.online) return std::to_string(b_) + " fresh sequences per step (data.online)";
+  if (config_.data.online) return std::to_string(b_) + " fresh sequences per step (data.online)";
   return "minibatches of " + std::to_string(b_) + " of " + std::to_string(problem_.data.N) + " sequences";
 }
 

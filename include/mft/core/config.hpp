@@ -34,6 +34,10 @@ struct ModelConfig {
   std::string attention = "softmax"; // a registered score map (model/score_maps/)
   bool causal = false;               // token i attends to tokens 1..i only
   std::string norm = "none";         // a registered token norm (model/norms/)
+  // Symbol tasks (MODEL.md §13): the positional code of the embedding,
+  // sinusoidal or one-hot, in p coordinates after the k symbol coordinates.
+  std::string positions = "sinusoidal";
+  long long position_dim = 16;
   // The keys the score maps and token norms own (their MFT_KEY lines).
 #include "mft/registry/score_maps_keys.inc"
 #include "mft/registry/norms_keys.inc"
@@ -89,6 +93,7 @@ struct DataConfig {
   bool online = false;         // a fresh minibatch of train.batch sequences every step
   std::string file; // for task = file
   long long teacher_heads = 0; // teacher width; 0: model.heads
+  long long vocab = 3;         // symbol tasks: the vocabulary k (text: the file's characters, resolved)
 #include "mft/registry/data_tasks_keys.inc"
 };
 
@@ -254,6 +259,10 @@ KeyReaders key_readers(const std::string &key);
 // when it is resolved (resolve_config, runs/build_problem.hpp): the first part
 // before the sizes are read, the second after.
 void validate_keys(const Config &config);
+// A readout whose outputs follow from the data (next-token: (n - 1) k logits
+// a sequence) sets readout.dim; the task of symbols and that readout go
+// together. InputError naming the key otherwise. After the sizes.
+void resolve_readout_outputs(Config &config);
 void validate_sizes(const Config &config);
 // Keys a new run's data task or readout would not read, given all the same
 // (data.file without data.task file, weights for a coordinate readout):

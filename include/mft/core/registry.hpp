@@ -25,13 +25,15 @@ enum LossTrait : unsigned {
 
 // What a readout is.
 enum ReadoutTrait : unsigned {
-  kWeighted = 1u, // its outputs are W times the tokens (readout.weights), not coordinates of them
+  kWeighted = 1u,  // its outputs are W times the tokens (readout.weights), not coordinates of them
+  kNextToken = 2u, // predicts every position's next symbol: d_out = (n - 1) k, a task of symbols
 };
 
 // What a data task is.
 enum TaskTrait : unsigned {
   kStreams = 1u,   // draws its sequences one by one from streams: held-out streams, online batches
   kReadsFile = 2u, // reads its sequences from data.file
+  kSymbols = 4u,   // sequences of symbols embedded as tokens (MODEL.md §13): the next-token readout
 };
 
 struct RegistryEntry {

@@ -154,6 +154,9 @@ Handle create_dataset(hid_t file, const std::string &path, const std::vector<hsi
 // A float64 dataset with a fixed shape, written whole by rank 0.
 void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
                    const double *data, MPI_Comm comm);
+// The same, int64.
+void write_dataset(hid_t file, const std::string &path, const std::vector<hsize_t> &shape,
+                   const long long *data, MPI_Comm comm);
 
 // A dataset that grows along its first dimension (unlimited, chunked by
 // `chunk_rows` rows of `chunk_row`), with fixed trailing dimensions

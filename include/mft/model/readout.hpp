@@ -18,6 +18,9 @@ class Readout {
 public:
   virtual ~Readout() = default;
   long long dim() const { return d_out_; }
+  // The predictions per sequence: the loss sees N predictions() rows of
+  // dim() / predictions() values (1 but for the next-token readout).
+  long long predictions() const { return predictions_; }
 
   // yhat (N x d_out) from the final tokens X1 (N x n x d).
   virtual std::vector<double> predict(const TokenData &data, const double *X1) const = 0;
@@ -33,9 +36,9 @@ public:
 protected:
   // d_out outputs, the first coordinate c (resolved: 0 <= c <= d - d_out)
   // and W (d_out x d row-major, resolved: Config::readout_weights).
-  Readout(long long d_out, long long coord, std::vector<double> weights)
-      : d_out_(d_out), coord_(coord), weights_(std::move(weights)) {}
-  long long d_out_, coord_;
+  Readout(long long d_out, long long coord, std::vector<double> weights, long long predictions = 1)
+      : d_out_(d_out), coord_(coord), predictions_(predictions), weights_(std::move(weights)) {}
+  long long d_out_, coord_, predictions_;
   std::vector<double> weights_;
 };
 
@@ -45,11 +48,11 @@ std::unique_ptr<Readout> make_readout(const Config &config);
 
 } // namespace mft
 
-// A readout's file src/model/readouts/NAME.cpp holds, at the start of a
+// A readout's file src/model/readouts/ID.cpp holds, at the start of a
 // line, its registration line (read by the build: cmake/registries.cmake)
-//   MFT_READOUT(NAME, TRAITS, "help for --help")
+//   MFT_READOUT(ID, "name", TRAITS, "help for --help")
 // with TRAITS the ReadoutTrait flags of core/registry.hpp (0 for none), and
 // a line MFT_KEY(key, type, default, check, "help") for each readout.KEY it
 // owns (a member of ReadoutConfig), and defines
-// make_NAME_readout(const Config &config) in namespace mft.
-#define MFT_READOUT(name, traits, help)
+// make_ID_readout(const Config &config) in namespace mft.
+#define MFT_READOUT(id, name, traits, help)

@@ -30,6 +30,7 @@ struct HistoryShape {
   bool held_out = false;    // held-out sequences: their risk (and accuracy)
   bool ntk = false;         // ntk.every > 0: K_V's extreme eigenvalues
   bool token_spread = false; // output.token_spread: the tokens' spread through depth
+  bool baseline = false;     // a task of symbols with a reference baseline (/baselines)
 };
 
 // What a row's values are computed from: the step, its particles' state
@@ -53,6 +54,9 @@ public:
   // the token norm): sum_i sum_a |x_ia - xbar_i|^2 at each end, xbar_i the
   // mean token of sequence i; below 1 the tokens cluster through depth.
   double token_spread();
+  // The held-out risk above the task's reference baseline (the in-context
+  // bigram's cross-entropy; text: the 2-gram's).
+  double baseline_gap() { return held_out().risk - reference_nats(problem_.baselines); }
 
 private:
   Problem &problem_;

@@ -117,9 +117,12 @@ void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info
                         const std::string &instead = "");
 
 // /data of a checked run file (every rank reads it whole), and with `test`
-// its held-out data (N = 0 when it has none).
+// its held-out data (N = 0 when it has none); with a vocabulary k > 0 (a
+// task of symbols) the symbols and chains' matrices where the file has them.
 TokenData read_run_data(const std::string &path, const std::string &key, long long d, long long d_out,
-                        TokenData *test = nullptr);
+                        TokenData *test = nullptr, long long vocab = 0);
+// The /baselines of a run file (empty when it has none).
+std::vector<Baseline> read_run_baselines(const std::string &path, const std::string &key);
 
 // Snapshot `row` of a checked run file into this rank's share of
 // `particles` and of the optimiser's `state` (every rank reads on its own,
@@ -160,11 +163,13 @@ public:
   // The file takes its name with its first snapshot (`history`: a training
   // run, which then is readable and restartable) or at close().
   // `test_data`: held-out sequences, written as /data/test_tokens and
-  // /data/test_targets when there are any. `grid` must outlive the file;
+  // /data/test_targets when there are any. A task of symbols adds
+  // /data/symbols (and test_symbols, test_transitions) and, with
+  // `baselines`, the group /baselines. `grid` must outlive the file;
   // its shape goes to the root attributes sequence_groups and head_ranks.
   RunFile(const std::string &path, const ProcessGrid &grid, const Config &config, const RunInfo &info,
           const TokenData &data, const Particles &particles, const HistoryShape *history = nullptr,
-          const TokenData *test_data = nullptr);
+          const TokenData *test_data = nullptr, const std::vector<Baseline> *baselines = nullptr);
 
   // Opens the training run file `path`, checked by inspect_run_file, to
   // continue it: takes the writer's lock (or `lock`, already held) and opens
@@ -240,6 +245,8 @@ public:
 private:
   RunFile(const std::string &path, const std::string &key, const ProcessGrid &grid)
       : path_(path), key_(key), grid_(grid), comm_(grid.world()) {}
+  // /data/symbols, test_symbols, test_transitions and /baselines of a task of symbols.
+  void write_symbols(const TokenData &data, const TokenData *test_data, const std::vector<Baseline> *baselines);
   // Extends /history by the pending rows and writes them; the new row count.
   hsize_t write_history_rows();
   // Creates the columns of `shape` the reopened file lacks, `rows` rows

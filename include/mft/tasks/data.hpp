@@ -20,12 +20,11 @@ SequenceStreams online_streams(std::uint64_t seed, long long step);
 
 // `count` sequences of data.task (a task of sequences drawn one by one from
 // streams, kStreams; tasks/task.hpp), sequence i from stream_of(i).
-TokenData generate_sequences(const DataConfig &data, long long d, long long d_out, long long count,
-                             const SequenceStreams &stream_of);
+TokenData generate_sequences(const Config &config, long long count, const SequenceStreams &stream_of);
 
 // The b fresh sequences of training step `step` (data.online): the same on
 // every rank and on any restart.
-TokenData online_batch(const DataConfig &data, long long d, long long d_out, long long step, long long b);
+TokenData online_batch(const Config &config, long long step, long long b);
 
 // Each generator alone (the seed-taking forms draw the training streams).
 TokenData make_icl_linear(long long N, long long n, long long d, const SequenceStreams &stream_of,

@@ -9,6 +9,7 @@
 #include "mft/model/particles.hpp"
 #include "mft/model/readout.hpp"
 #include "mft/model/tokens.hpp"
+#include "mft/tasks/symbols.hpp"
 
 #include <memory>
 
@@ -36,6 +37,8 @@ struct Problem {
   // particles (minibatches, one sequence for the NTK) are made alike.
   FieldOptions field_options;
   DepthConfig depth_config;
+  // A task of symbols: its baselines on the held-out sequences (empty otherwise).
+  std::vector<Baseline> baselines;
 
   // The ranks that share the particles of this group (the fields' communicator).
   MPI_Comm heads_comm() const { return grid->heads(); }
@@ -43,6 +46,18 @@ struct Problem {
   TokenData block_of(const TokenData &all) const {
     const SequenceBlock b = grid->block(all.N);
     return all.rows(b.begin, b.end);
+  }
+
+  // The loss of predictions yhat (N x d_out) of `data`, over the readout's
+  // rows: N x predictions() of d_out / predictions() values each (every
+  // position of the next-token readout). G, when given: rows x dR/dyhat, to
+  // be pulled back with divisor loss_rows(N).
+  long long loss_rows(long long N) const { return N * readout->predictions(); }
+  double risk_of(const std::vector<double> &yhat, const TokenData &data, double *G = nullptr) const {
+    return loss->risk(yhat, data.targets, loss_rows(data.N), data.d_out / readout->predictions(), G);
+  }
+  double accuracy_of(const std::vector<double> &yhat, const TokenData &data) const {
+    return accuracy(yhat, data.targets, loss_rows(data.N), data.d_out / readout->predictions());
   }
 
   // The particles changed (training): refresh every field's products.

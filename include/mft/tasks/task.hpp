@@ -8,6 +8,7 @@
 #include "mft/core/registry.hpp"
 #include "mft/model/tokens.hpp"
 #include "mft/tasks/data.hpp"
+#include "mft/tasks/symbols.hpp"
 
 #include <mpi.h>
 
@@ -41,8 +42,7 @@ struct TaskEntry {
   TaskData (*make)(const Config &config, MPI_Comm comm) = nullptr;
   // `count` sequences, sequence i from stream_of(i) (kStreams tasks: their
   // sets and the online batches).
-  TokenData (*sequences)(const DataConfig &data, long long d, long long d_out, long long count,
-                         const SequenceStreams &stream_of) = nullptr;
+  TokenData (*sequences)(const Config &config, long long count, const SequenceStreams &stream_of) = nullptr;
   // The checks of the task's keys beside the key table's (after the sizes
   // are resolved); InputError naming a key.
   void (*check)(const Config &config) = nullptr;
@@ -62,6 +62,10 @@ struct TaskEntry {
   // i's token distribution, z in R^d (the population log-sum-exp test), or
   // an empty function when the task has none; null: none.
   PopulationCgf (*population_cgf)(const Config &config) = nullptr;
+  // A task of symbols: the held-out cross-entropies of the predictors the
+  // model is measured against (symbols.hpp), on its held-out sequences;
+  // null: none.
+  std::vector<Baseline> (*baselines)(const Config &config, const TokenData &test) = nullptr;
 };
 
 // The task of config.data.task: its data, its checks, its sizes, its inputs,
@@ -74,6 +78,7 @@ std::vector<TaskMemory> task_memory(const Config &config, int head_ranks, int gr
                                     long double stages);
 std::string describe_task(const Config &config);
 PopulationCgf task_population_cgf(const Config &config);
+std::vector<Baseline> task_baselines(const Config &config, const TokenData &test);
 
 } // namespace mft
 

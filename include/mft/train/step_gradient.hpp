@@ -48,7 +48,7 @@ public:
   ParticleState row(long long step, const double *theta);
 
   long long batch() const { return b_; }
-  bool minibatches() const { return data_config_.online || b_ < problem_.data.N; }
+  bool minibatches() const { return config_.data.online || b_ < problem_.data.N; }
   // Seconds this rank spent in the all-reduces of the fields it solves
   // (the problem's, the held-out data's, the minibatches').
   double allreduce_seconds() const {
@@ -69,7 +69,7 @@ private:
   Problem &problem_;
   double lambda_;
   std::uint64_t seed_;
-  DataConfig data_config_; // data.online: the task that draws each step's batch
+  Config config_; // data.online: the task that draws each step's batch
   long long b_;
   Objective full_;
   // Minibatches: step `batch_step_`'s sequences and their own solver.

@@ -8,7 +8,7 @@
 
 namespace mft {
 
-MFT_READOUT(mean, kWeighted, "W times the mean token")
+MFT_READOUT(mean, "mean", kWeighted, "W times the mean token")
 
 namespace {
 

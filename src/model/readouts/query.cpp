@@ -7,7 +7,7 @@
 
 namespace mft {
 
-MFT_READOUT(query, 0, "coordinates c.. of the last token")
+MFT_READOUT(query, "query", 0, "coordinates c.. of the last token")
 
 namespace {
 

@@ -16,7 +16,7 @@ namespace {
 TaskData make(const Config &config, MPI_Comm) {
   TaskData out;
   out.train = make_families(config);
-  out.test = TokenData{0, out.train.n, config.model.d, config.readout.dim, {}, {}};
+  out.test = TokenData{0, out.train.n, config.model.d, config.readout.dim, {}, {}, 0, {}, {}};
   return out;
 }
 

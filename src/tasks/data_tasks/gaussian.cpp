@@ -8,8 +8,9 @@ MFT_TASK(gaussian, "gaussian", kStreams, "tokens N(0, I), targets linear in the 
 
 namespace {
 
-TokenData sequences(const DataConfig &data, long long d, long long d_out, long long count,
-                    const SequenceStreams &stream_of) {
+TokenData sequences(const Config &config, long long count, const SequenceStreams &stream_of) {
+  const DataConfig &data = config.data;
+  const long long d = config.model.d, d_out = config.readout.dim;
   return make_gaussian(count, data.tokens, d, data.seed, stream_of, d_out);
 }
 

@@ -11,8 +11,9 @@ MFT_TASK(icl_linear, "icl-linear", kStreams, "in-context linear regression: exam
 
 namespace {
 
-TokenData sequences(const DataConfig &data, long long d, long long d_out, long long count,
-                    const SequenceStreams &stream_of) {
+TokenData sequences(const Config &config, long long count, const SequenceStreams &stream_of) {
+  const DataConfig &data = config.data;
+  const long long d = config.model.d, d_out = config.readout.dim;
   return make_icl_linear(count, data.tokens, d, stream_of, d_out);
 }
 

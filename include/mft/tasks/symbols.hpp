@@ -1,0 +1,51 @@
+#pragma once
+// Tasks of symbols (MODEL.md §13): sequences s_1 .. s_n from a vocabulary of
+// k symbols, embedded as tokens x_t(0) = [e_{s_t}; pi_t; 0] (the one-hot
+// symbol, a positional code in p coordinates, zeros to d), with the
+// next-token targets e_{s_{t+1}} of every position t < n, and the held-out
+// cross-entropies of the predictors a trained model is measured against.
+#include "mft/core/config.hpp"
+#include "mft/model/tokens.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mft {
+
+// The positional code pi_t in p coordinates of position t = 1 .. n:
+// sinusoidal pi_{t,2i} = sin(t w_i), pi_{t,2i+1} = cos(t w_i),
+// w_i = 10000^(-2i/p); one-hot e_t (p >= n).
+void position_code(const std::string &kind, long long p, long long t, double *out);
+
+// `count` sequences of n = data.tokens symbols with the configuration's
+// sizes (vocab k, d, d_out = (n - 1) k), symbols zero, tokens unset.
+TokenData symbol_data(const Config &config, long long count);
+
+// data.tokens and data.targets from data.symbols: the embedding of
+// model.positions and model.position_dim, and target row i holds the n - 1
+// one-hot vectors e_{s_{t+1}}, t = 1 .. n - 1, one after the other.
+void embed_symbols(const ModelConfig &model, TokenData &data);
+
+// The checks every task of symbols makes: k >= 2, n >= 2,
+// d >= k + p, one-hot positions with p >= n; InputError naming the key.
+void check_symbol_model(const Config &config);
+
+// A predictor's mean cross-entropy in nats on held-out sequences, over the
+// same positions the loss averages (every t < n of every sequence).
+struct Baseline {
+  std::string name;    // /baselines/<name>
+  double nats = 0.0;
+  std::string meaning; // the predictor, in words
+  bool reference = false; // the one /history/baseline_gap is measured against
+};
+
+// The in-context predictors of MODEL.md §13 on `test`: uniform (log k),
+// unigram (add-one counts of s_1..s_t), bigram (add-alpha counts of the
+// transitions seen: the Bayes predictor for Dirichlet(alpha) rows; the
+// reference), and, when `test` holds the transition matrices, the oracle.
+std::vector<Baseline> in_context_baselines(const TokenData &test, double alpha);
+
+// The reference baseline's nats (NaN when there is none).
+double reference_nats(const std::vector<Baseline> &baselines);
+
+} // namespace mft
