@@ -199,6 +199,32 @@ class Run:
         """Held-out targets (N_test, d_out), or None when the file has none."""
         return _columns(self._read("data/test_targets")) if self._has("data/test_targets") else None
 
+    @property
+    def symbols(self):
+        """A task of symbols: the symbols (N, n) int64 its tokens embed, or None."""
+        return self._read("data/symbols") if self._has("data/symbols") else None
+
+    @property
+    def test_symbols(self):
+        """The held-out sequences' symbols (N_test, n), or None."""
+        return self._read("data/test_symbols") if self._has("data/test_symbols") else None
+
+    @property
+    def baselines(self):
+        """A task of symbols: {name: held-out cross-entropy in nats} of the
+        predictors in /baselines (empty when the file has none); the name of
+        the reference is in baseline_reference."""
+        if not self._has("baselines"):
+            return {}
+        return {name: float(self._read(f"baselines/{name}")[0]) for name in self._members("baselines")}
+
+    @property
+    def baseline_reference(self):
+        """The predictor /history/baseline_gap is measured against, or None."""
+        if not self._has("baselines"):
+            return None
+        return self._attr("baselines", "reference")
+
     def _read(self, name, rows=Ellipsis):
         """Rows `rows` (an index or a slice) of dataset /`name`; RunFileError
         when HDF5 cannot read them (a truncated file) or /`name` is no
