@@ -119,6 +119,12 @@ def plot_single(path, hist, cfg, args, plt):
                 else "risk R = (1/2N) Σ_i |ŷ_i − y_i|²")
     if "test_risk" in hist:
         ax.semilogy(tau, hist["test_risk"], "-.", label="held-out risk (never trained on)")
+    # A task of symbols: its predictors' held-out cross-entropies (/baselines).
+    with mft_io.open_run(path) as run:
+        baselines, reference = run.baselines, run.baseline_reference
+    for name, nats in sorted(baselines.items(), key=lambda item: -item[1]):
+        ax.axhline(nats, color="0.4", lw=0.8, ls="-" if name == reference else ":",
+                   label=f"held-out CE of the {name} predictor: {nats:.4f} nats")
     handles = []
     if "accuracy" in hist:
         acc = ax.twinx()
@@ -149,6 +155,9 @@ def plot_single(path, hist, cfg, args, plt):
     print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
     if "test_risk" in hist:
         print(f"held-out R: {hist['test_risk'][0]:.6e} -> {hist['test_risk'][-1]:.6e}")
+    if "baseline_gap" in hist:
+        print(f"gap to the {reference} baseline ({baselines[reference]:.6f} nats): "
+              f"{hist['baseline_gap'][0]:+.6f} -> {hist['baseline_gap'][-1]:+.6f} nats")
     if "accuracy" in hist:
         line = f"accuracy: {hist['accuracy'][0]:.4f} -> {hist['accuracy'][-1]:.4f}"
         if "test_accuracy" in hist:
