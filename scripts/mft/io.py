@@ -48,6 +48,8 @@ SPECIES = tuple(SPECIES_KINDS)
 # The first columns of `Run.history_frame` for files whose /history has no
 # `columns` attribute (which gives the order of newer files).
 HISTORY_COLUMNS = ("step", "tau", "risk", "objective", "grad_norm", "wall_time")
+# The vector columns of /history, (rows, length), and what their second axis counts.
+HISTORY_VECTORS = {"test_risk_by_position": "position", "previous_token_score": "slice", "induction_score": "slice"}
 
 
 _one_line = h5checks.one_line
@@ -363,14 +365,16 @@ class Run:
         'test_accuracy', 'batch_risk', 'ntk_lambda_min', 'ntk_lambda_max' when
         the run wrote them), or None: the first `/history.complete` rows,
         which every dataset must reach (rows past it are cut short). Files
-        written before the attribute must have columns of one length.
-        RunFileError otherwise, and for a /history member that is not a
-        one-dimensional dataset."""
+        written before the attribute must have columns of one length. The
+        vector columns of a task of symbols (HISTORY_VECTORS: a row of L
+        slices' scores, of n - 1 positions' losses) are (rows, length)
+        arrays. RunFileError otherwise, and for a /history member that is
+        neither."""
         if not self._has("history"):
             return None
         lengths = {}
         for name, ds in self._members("history").items():
-            if not isinstance(ds, h5py.Dataset) or ds.ndim != 1:
+            if not isinstance(ds, h5py.Dataset) or ds.ndim != (2 if name in HISTORY_VECTORS else 1):
                 what = f"shape {ds.shape}" if isinstance(ds, h5py.Dataset) else "a group"
                 raise RunFileError(f"{self.path}: damaged run file: /history/{name} is {what}, "
                                    "not one value per history row")
@@ -466,8 +470,26 @@ class Run:
 
         order = self._attr("history", "columns", "")
         first = [k for k in (order.split(",") if order else HISTORY_COLUMNS) if k in hist]
-        columns = first + sorted(k for k in hist if k not in first)
+        columns = [k for k in first + sorted(k for k in hist if k not in first) if k not in HISTORY_VECTORS]
         return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)
+
+    def history_vectors(self):
+        """The vector columns of /history (HISTORY_VECTORS) the file has, each
+        an xarray.DataArray (step, slice) or (step, position), position t
+        = 1 .. n - 1 the one that predicts s_{t+1}; {} when it has none."""
+        hist = self.history
+        if hist is None:
+            return {}
+        import xarray as xr
+
+        out = {}
+        for name, unit in HISTORY_VECTORS.items():
+            if name in hist:
+                values = hist[name]
+                axis = np.arange(values.shape[1]) + (1 if unit == "position" else 0)
+                out[name] = xr.DataArray(values, dims=("step", unit), coords={"step": hist["step"], unit: axis},
+                                         name=name)
+        return out
 
     def forward_dataset(self):
         """/forward of an `mft forward` run as an xarray.Dataset (dims

@@ -241,6 +241,17 @@ Key add_key(const std::string &name, Section Config::*section, std::string Secti
   return k;
 }
 
+// A comma-separated list of non-negative integers ("" for none).
+std::string slice_list(const std::string &key, const std::string &text) {
+  for (size_t b = 0; b < text.size();) {
+    const size_t e = std::min(text.find(',', b), text.size());
+    non_negative(key, text.substr(b, e - b));
+    b = e + 1;
+    if (e + 1 == text.size()) throw InputError(key_error(key, text, "a list of slice indices must not end in a comma"));
+  }
+  return text;
+}
+
 // The data tasks of symbols (kSymbols): the readers of the embedding's keys.
 std::vector<std::string> symbol_tasks() {
   std::vector<std::string> out;
@@ -390,6 +401,12 @@ const std::vector<Key> &key_table() {
            "task teacher: heads per slice of the teacher (drawn like the student, seed data.seed); "
            "0: model.heads")
           .read_by("data.task", {"teacher"}),
+      add_key("data.probe_sequences", &C::data, &DataConfig::probe_sequences, {non_negative},
+              "a task of symbols: the induction probe's sequences (R = data.tokens / 2 uniform symbols repeated "
+              "twice, from streams of data.test_seed) on which /history/induction_score and "
+              "previous_token_score are measured; 0: none")
+          .added_to_format()
+          .read_by("data.task", symbol_tasks()),
       add_key("data.vocab", &C::data, &DataConfig::vocab, {positive},
               "a task of symbols: the vocabulary k, one-hot in the tokens' first k coordinates (text: the "
               "file's characters; leave it out)")
@@ -472,6 +489,15 @@ const std::vector<Key> &key_table() {
       add_key("output.history_every", &C::output, &OutputConfig::history_every, {positive},
            "a /history row (R on all N sequences, held-out measures) every this many steps, and "
            "at the first, the last and a stop step").added_to_format(),
+      add_key("output.attention", &C::output, &OutputConfig::attention, {parse_bool},
+              "mft forward, a task of symbols: /forward/attention and /forward/attention_probe, each slice's "
+              "head-averaged attention (at the tokens entering it) for the first 8 held-out and probe sequences")
+          .added_to_format(),
+      add_key("ablate.slices", &C::ablate, &AblateConfig::slices, {slice_list},
+              "mft forward: slices whose velocity is set to zero (V and W2 of their particles), comma-separated "
+              "0-based indices; the risks are measured with and without them (Olsson et al.'s ablation). "
+              "Empty: none")
+          .added_to_format(),
       add_key("output.token_spread", &C::output, &OutputConfig::token_spread, {parse_bool},
               "mft train: true adds /history/token_spread, the training tokens' spread at s = 1 over their "
               "spread at s = 0 (one forward solve per row); a restart may turn it on (earlier rows NaN)")

@@ -45,6 +45,15 @@ Config resolve_config(MPI_Comm comm, const Config &user, Job job, const StoredDa
     // Given particles decide the architecture's sizes left at their defaults.
     if (!c.init.file.empty() && !stored) resolve_particle_file_shapes(c.init.file, "init.file", c);
     validate_sizes(c);
+    for (const long long l : c.ablated_slices())
+      if (l >= c.model.slices)
+        throw InputError(key_error("ablate.slices", c.ablate.slices,
+                                   "slice " + std::to_string(l) + " of model.slices = " +
+                                       std::to_string(c.model.slices) + " (0-based)"));
+    if (job != Job::Forward && !c.ablate.slices.empty())
+      throw InputError(key_error("ablate.slices", c.ablate.slices, "read by mft forward alone"));
+    if (job != Job::Forward && c.output.attention)
+      throw InputError(key_error("output.attention", "true", "read by mft forward alone"));
     resolve_initial_scales(c); // /config records the scales the particles are drawn with
     // The log-sum-exp test separates N functions from the d + 1 affine ones.
     if (c.cgf.points == 0) c.cgf.points = std::max<long long>(256, c.data.sequences + c.model.d + 1);
@@ -132,6 +141,12 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
       problem.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.test_data.N).count(),
                                                       problem.test_data.n, *problem.particles, problem.field_options);
       problem.test_solver = std::make_unique<DepthSolver>(*problem.test_field, problem.depth_config, false);
+    }
+    if (symbols && config.data.probe_sequences > 0) {
+      problem.probe = induction_probe(config, config.data.probe_sequences);
+      problem.probe_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.probe.N).count(),
+                                                       problem.probe.n, *problem.particles, problem.field_options);
+      problem.probe_solver = std::make_unique<DepthSolver>(*problem.probe_field, problem.depth_config, false);
     }
   });
   return problem;

@@ -1,6 +1,9 @@
 #include "mft/runs/forward_run.hpp"
 
+#include "mft/analysis/slice_attention.hpp"
 #include "mft/core/error.hpp"
+#include "mft/model/heads.hpp"
+#include "mft/model/neurons.hpp"
 #include "mft/runs/build_problem.hpp"
 #include "mft/runs/from_run.hpp"
 #include "mft/train/objective.hpp"
@@ -118,6 +121,41 @@ void print_forward(std::ostream &out, const Config &config, const Problem &probl
   out << line << std::flush;
 }
 
+// Each slice's head-averaged attention on the first `count` sequences of
+// `set` (a solver of their own for this group's block of them).
+RunFile::ForwardAttention attention_of(Problem &problem, const TokenData &set, const std::string &name,
+                                       long long count) {
+  RunFile::ForwardAttention out{name, {}, std::min(count, set.N), problem.particles->slices(), set.n};
+  const TokenData first = set.rows(0, out.count);
+  DepthField field(problem.heads_comm(), problem.grid->block(first.N).count(), first.n, *problem.particles,
+                   problem.field_options);
+  DepthSolver solver(field, problem.depth_config, false);
+  out.values = slice_attention(problem, solver, first);
+  return out;
+}
+
+// Olsson et al.'s ablation: the risks with the velocity of the slices of
+// ablate.slices set to zero (V of their heads and W2 of their neurons: the
+// field is linear in both), the particles restored after.
+RunFile::Ablation ablate(const Config &config, Problem &problem) {
+  RunFile::Ablation out{config.ablate.slices, 0.0, std::nan("")};
+  Particles &particles = *problem.particles;
+  std::vector<double> kept(static_cast<size_t>(particles.local_size()));
+  particles.pack(kept.data());
+  HeadParticles &heads = particles.get<HeadParticles>();
+  NeuronParticles &neurons = particles.get<NeuronParticles>();
+  for (const long long l : config.ablated_slices()) {
+    for (long long m = 0; m < heads.own.count(); ++m) std::fill_n(heads.v(l, m), heads.v_size(), 0.0);
+    for (long long m = 0; m < neurons.own.count(); ++m) std::fill_n(neurons.w2(l, m), neurons.d * neurons.d_f, 0.0);
+  }
+  problem.particles_changed();
+  out.risk = measure(problem, *problem.solver, problem.data).risk;
+  if (problem.test_solver) out.test_risk = measure(problem, *problem.test_solver, problem.test_data).risk;
+  particles.unpack(kept.data());
+  problem.particles_changed();
+  return out;
+}
+
 } // namespace
 
 ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunInfo &info, std::ostream *log,
@@ -143,6 +181,25 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
   ForwardMeasures measures;
   const ForwardResult result = solve_forward(comm, config, problem, measures);
   if (out) print_forward(*out, config, problem, result, measures);
+  std::vector<RunFile::ForwardAttention> attention;
+  if (config.output.attention) {
+    // The first few held-out and probe sequences: n x n maps per slice.
+    constexpr long long kShown = 8;
+    if (problem.test_data.N > 0) attention.push_back(attention_of(problem, problem.test_data, "attention", kShown));
+    if (problem.probe.N > 0) attention.push_back(attention_of(problem, problem.probe, "attention_probe", kShown));
+  }
+  RunFile::Ablation ablation;
+  if (!config.ablate.slices.empty()) {
+    ablation = ablate(config, problem);
+    if (out) {
+      char line[256];
+      const bool held_out = !std::isnan(ablation.test_risk);
+      std::snprintf(line, sizeof line, "ablated slices %s: %s %.17g (unablated %.17g)\n", config.ablate.slices.c_str(),
+                    held_out ? "test risk" : "risk", held_out ? ablation.test_risk : ablation.risk,
+                    held_out ? measures.test.risk : result.risk);
+      *out << line << std::flush;
+    }
+  }
   if (write) {
     const TokenData &data = problem.data;
     RunFile file(config.output.file, *problem.grid, config, info, data, *problem.particles, nullptr,
@@ -152,6 +209,7 @@ ForwardResult run_forward(MPI_Comm comm, const Config &given_config, const RunIn
                        config.forward.tokens_depth ? &result.tokens_depth : nullptr, result.depths,
                        problem.field->norm().identity() ? std::nan("") : result.drift, measures.train_accuracy,
                        measures.held_out ? &measures.test : nullptr);
+    if (!attention.empty() || !ablation.slices.empty()) file.write_forward_extras(attention, ablation);
     file.close();
     if (out) *out << "wrote " << config.output.file << "\n" << std::flush;
   }

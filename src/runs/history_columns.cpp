@@ -1,5 +1,6 @@
 #include "mft/runs/history_columns.hpp"
 
+#include "mft/analysis/slice_attention.hpp"
 #include "mft/core/error.hpp"
 #include "mft/model/token_norm.hpp"
 
@@ -27,6 +28,33 @@ const NtkSpectrum &HistoryInputs::kernel() {
   }
   return *kernel_;
 }
+
+std::vector<double> HistoryInputs::test_risk_by_position() {
+  const Measure &m = held_out();
+  const TokenData &test = problem_.test_data;
+  const long long P = problem_.readout->predictions(), k = test.d_out / P;
+  std::vector<double> out(static_cast<size_t>(P)), z(static_cast<size_t>(test.N * k)), y(z.size());
+  for (long long t = 0; t < P; ++t) {
+    for (long long i = 0; i < test.N; ++i)
+      for (long long c = 0; c < k; ++c) {
+        z[i * k + c] = m.predictions[i * test.d_out + t * k + c];
+        y[i * k + c] = test.targets[i * test.d_out + t * k + c];
+      }
+    out[t] = problem_.loss->risk(z, y, test.N, k, nullptr);
+  }
+  return out;
+}
+
+const std::vector<double> &HistoryInputs::probe_attention() {
+  if (!probe_attention_) probe_attention_ = slice_attention(problem_, *problem_.probe_solver, problem_.probe);
+  return *probe_attention_;
+}
+
+long long history_width(const HistoryColumn &column, const HistoryShape &shape) {
+  return column.length ? column.length(shape) : 1;
+}
+
+std::string history_element(const std::string &name, long long j) { return name + "[" + std::to_string(j) + "]"; }
 
 namespace {
 
@@ -96,6 +124,29 @@ const std::vector<HistoryColumn> &history_columns() {
        "test_risk minus the reference baseline's held-out cross-entropy (/baselines.reference: the in-context "
        "bigram's; text: the 2-gram's), in nats: 0 is the reference predictor's level",
        "gap", 11, "%11.4e", true, [](In &r) { return r.baseline_gap(); }},
+      {"test_risk_by_position", [](const HistoryShape &s) { return s.held_out && s.positions > 0; },
+       "a task of symbols with held-out data",
+       "(T, n - 1): the held-out loss of each predicting position t = 1 .. n - 1 (test_risk is their mean)", "", 0,
+       "", false, nullptr, nullptr, [](const HistoryShape &s) { return s.positions; },
+       [](In &r) { return r.test_risk_by_position(); }},
+      {"previous_token_score", [](const HistoryShape &s) { return s.probe_slices > 0; },
+       "a task of symbols with data.probe_sequences > 0",
+       "(T, L): per slice, the head-averaged attention from each position t >= 2 onto t - 1 on the induction "
+       "probe, at the tokens entering the slice, averaged over t and the probe's sequences", "", 0, "", false,
+       nullptr, nullptr, [](const HistoryShape &s) { return s.probe_slices; },
+       [](In &r) {
+         const long long L = r.slices(), n = r.probe_tokens();
+         return previous_token_scores(r.probe_attention(), r.probe_count(), L, n);
+       }},
+      {"induction_score", [](const HistoryShape &s) { return s.probe_slices > 0; },
+       "a task of symbols with data.probe_sequences > 0",
+       "(T, L): per slice, on the induction probe (R = n / 2 symbols repeated twice), the head-averaged attention "
+       "from each position t of the second copy onto t - R + 1, the position after t's earlier copy (prefix "
+       "matching), averaged over t and the probe's sequences", "", 0, "", false, nullptr, nullptr,
+       [](const HistoryShape &s) { return s.probe_slices; },
+       [](In &r) {
+         return induction_scores(r.probe_attention(), r.probe_count(), r.slices(), r.probe_tokens());
+       }},
       {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
        "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
        [](In &r) { return r.kernel_due() ? r.kernel().lambda_min() : std::nan(""); }},

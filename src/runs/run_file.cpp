@@ -225,8 +225,8 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
         if (c->name == std::string("step")) continue;
         columns_.push_back(c->name);
         names += std::string(",") + c->name;
-        history_[c->name] = h5::create_growing(file_, std::string("/history/") + c->name, {}, H5T_IEEE_F64LE, {},
-                                               1024);
+        widths_.push_back(c->length ? static_cast<hsize_t>(history_width(*c, *history)) : 0);
+        history_[c->name] = create_column(c->name, widths_.back());
       }
       h5::write_attribute(history_group_, "columns", names);
       // Each column's chunk index is made now, before the file is published:
@@ -264,7 +264,10 @@ std::unique_ptr<RunFile> RunFile::reopen(const std::string &path, const ProcessG
     for (const HistoryColumn &c : history_columns()) {
       if (!h5::exists(f->file_, std::string("/history/") + c.name)) continue;
       f->history_[c.name] = h5::open_dataset(f->history_group_, c.name);
-      if (c.name != std::string("step")) f->columns_.push_back(c.name);
+      if (c.name == std::string("step")) continue;
+      f->columns_.push_back(c.name);
+      const std::vector<hsize_t> dims = h5::shape(f->history_[c.name]);
+      f->widths_.push_back(c.length && dims.size() == 2 ? dims[1] : 0);
     }
   });
   return f;
@@ -308,12 +311,19 @@ void RunFile::add_missing_columns(const HistoryShape &shape, hsize_t rows, doubl
   const hsize_t mine = rank_of(comm_) == 0 ? rows : 0;
   for (const HistoryColumn *c : added) {
     const std::string name = c->name;
+    const hsize_t width = c->length ? static_cast<hsize_t>(history_width(*c, shape)) : 0;
     for (hsize_t i = 0; i < rows; ++i)
       past[i] = c->past ? c->past(steps[i], dtau) : std::numeric_limits<double>::quiet_NaN();
-    history_[name] = h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+    history_[name] = create_column(name, width);
     h5::set_rows(history_[name], rows);
-    h5::write_block(history_[name], {0}, {mine}, H5T_NATIVE_DOUBLE, past.data());
+    if (width == 0) {
+      h5::write_block(history_[name], {0}, {mine}, H5T_NATIVE_DOUBLE, past.data());
+    } else {
+      const std::vector<double> none(rows * width, std::numeric_limits<double>::quiet_NaN());
+      h5::write_block(history_[name], {0, 0}, {mine, mine ? width : 0}, H5T_NATIVE_DOUBLE, none.data());
+    }
     columns_.push_back(name);
+    widths_.push_back(width);
   }
   std::string names = "step";
   for (const std::string &name : columns_) names += "," + name;
@@ -405,8 +415,17 @@ void RunFile::append_history(const HistoryValues &values) {
     return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
   };
   HistoryRow row{static_cast<long long>(value("step")), {}};
-  for (const std::string &name : columns_) row.values.push_back(value(name));
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    if (widths_[c] == 0) row.values.push_back(value(columns_[c]));
+    for (hsize_t j = 0; j < widths_[c]; ++j)
+      row.values.push_back(value(history_element(columns_[c], static_cast<long long>(j))));
+  }
   pending_.push_back(std::move(row));
+}
+
+h5::Handle RunFile::create_column(const std::string &name, hsize_t width) {
+  if (width == 0) return h5::create_growing(file_, "/history/" + name, {}, H5T_IEEE_F64LE, {}, 1024);
+  return h5::create_growing(file_, "/history/" + name, {width}, H5T_IEEE_F64LE, {width}, 64);
 }
 
 void RunFile::publish_counts(hsize_t snapshots, hsize_t history_rows) {
@@ -426,9 +445,17 @@ hsize_t RunFile::write_history_rows() {
   for (const HistoryRow &r : pending_) steps.push_back(r.step);
   for (auto &[name, ds] : history_) h5::set_rows(ds, total);
   h5::write_block(history_["step"], {first}, {mine}, H5T_NATIVE_LLONG, steps.data());
+  size_t at = 0; // the column's first value in a row
   for (size_t c = 0; c < columns_.size(); ++c) {
-    for (hsize_t i = 0; i < rows; ++i) column[i] = pending_[i].values[c];
-    h5::write_block(history_[columns_[c]], {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
+    const hsize_t width = std::max<hsize_t>(widths_[c], 1);
+    column.resize(rows * width);
+    for (hsize_t i = 0; i < rows; ++i)
+      std::copy_n(pending_[i].values.begin() + static_cast<std::ptrdiff_t>(at), width, column.begin() + i * width);
+    if (widths_[c] == 0)
+      h5::write_block(history_[columns_[c]], {first}, {mine}, H5T_NATIVE_DOUBLE, column.data());
+    else
+      h5::write_block(history_[columns_[c]], {first, 0}, {mine, mine ? width : 0}, H5T_NATIVE_DOUBLE, column.data());
+    at += width;
   }
   pending_.clear();
   return total;

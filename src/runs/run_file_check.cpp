@@ -285,13 +285,19 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   // Every column of history_columns.hpp the file has. One it lacks (a file
   // of an earlier version, from before that column) is no refusal: the
   // restart adds it (RunFile::continue_from).
+  // A vector column holds the run's width a row (L, n - 1).
+  HistoryShape sizes;
+  sizes.positions = c.data.tokens - 1;
+  sizes.probe_slices = c.model.slices;
   for (const HistoryColumn &column : history_columns()) {
     const std::string p = std::string("/history/") + column.name;
     if (p == "/history/step" || !h5::exists(file, p)) continue;
+    std::vector<hsize_t> shape = {counted ? kAny : static_cast<hsize_t>(hrows)};
+    if (column.length) shape.push_back(static_cast<hsize_t>(history_width(column, sizes)));
     if (counted)
-      check.rows_at_least(check.dataset(p, {kAny}, true), p, hrows, rows_of);
+      check.rows_at_least(check.dataset(p, shape, true), p, hrows, rows_of);
     else
-      check.dataset(p, {static_cast<hsize_t>(hrows)}, true, Stored::Float64, " (one per row of /history/step)");
+      check.dataset(p, shape, true, Stored::Float64, " (one per row of /history/step)");
   }
   std::vector<double> history = check.values("/history/step");
   history.resize(static_cast<size_t>(hrows));
@@ -317,7 +323,7 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   if (point.has_history_row)
     for (const HistoryColumn &column : history_columns()) {
       const std::string p = std::string("/history/") + column.name;
-      if (h5::exists(file, p)) point.history_row[column.name] = check.values(p)[keep - 1];
+      if (h5::exists(file, p) && !column.length) point.history_row[column.name] = check.values(p)[keep - 1];
     }
 }
 

@@ -32,6 +32,25 @@ void RunFile::write_symbols(const TokenData &data, const TokenData *test_data,
   }
 }
 
+void RunFile::write_forward_extras(const std::vector<ForwardAttention> &attention, const Ablation &ablation) {
+  size_t values = 0;
+  for (const ForwardAttention &a : attention) values += a.values.size();
+  const std::string what = "writing /forward's attention and ablation";
+  require_space(what, values * sizeof(double));
+  phase(what, [&] {
+    h5::Handle grp = h5::open_group(file_, "forward");
+    for (const ForwardAttention &a : attention) {
+      const auto S = static_cast<hsize_t>(a.count), L = static_cast<hsize_t>(a.slices),
+                 n = static_cast<hsize_t>(a.tokens);
+      h5::write_dataset(file_, "/forward/" + a.name, {S, L, n, n}, a.values.data(), comm_);
+    }
+    if (ablation.slices.empty()) return;
+    h5::write_attribute(grp, "ablated_slices", ablation.slices);
+    h5::write_attribute(grp, "risk_ablated", ablation.risk);
+    if (!std::isnan(ablation.test_risk)) h5::write_attribute(grp, "test_risk_ablated", ablation.test_risk);
+  });
+}
+
 void RunFile::write_forward(const TokenData &data, const double *X1, const std::vector<double> &yhat, double risk,
                             const std::vector<double> *tokens_depth, const std::vector<double> &depths, double drift,
                             double accuracy, const Measure *test) {

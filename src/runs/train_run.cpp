@@ -154,6 +154,11 @@ private:
     HistoryInputs inputs(s_.problem, s_.config, step, tau, now - t0_, state, s_.out);
     HistoryValues row;
     for (const HistoryColumn *c : columns_) {
+      if (c->values) { // a vector column: its elements by name[j]
+        const std::vector<double> values = c->values(inputs);
+        for (size_t j = 0; j < values.size(); ++j) row[history_element(c->name, static_cast<long long>(j))] = values[j];
+        continue;
+      }
       const auto stored = s_.resumed_row.find(c->name);
       row[c->name] = resumed && stored != s_.resumed_row.end() ? stored->second : c->value(inputs);
     }
@@ -374,7 +379,9 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,
                            config.ntk.every > 0, config.output.token_spread,
-                           !std::isnan(reference_nats(problem.baselines))};
+                           !std::isnan(reference_nats(problem.baselines)),
+                           problem.data.vocab > 0 ? problem.readout->predictions() : 0,
+                           problem.probe.N > 0 ? problem.particles->slices() : 0};
   const std::vector<const HistoryColumn *> columns = history_columns_of(shape);
   std::ostringstream header;
   print_header(header, config, problem, restart, point, start.from, rank == 0 && restart.empty(), memory, output,

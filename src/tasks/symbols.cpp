@@ -1,6 +1,7 @@
 #include "mft/tasks/symbols.hpp"
 
 #include "mft/core/error.hpp"
+#include "mft/core/rng.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -62,9 +63,27 @@ void check_symbol_model(const Config &c) {
                                "the embedding needs d >= data.vocab + model.position_dim = " + std::to_string(k) +
                                    " + " + std::to_string(p) + " (the symbol's one-hot coordinates, then the "
                                    "positional code)"));
+  if (c.data.probe_sequences > 0 && c.data.probe_sequences < c.parallel.sequence_groups)
+    throw InputError(key_error("data.probe_sequences", std::to_string(c.data.probe_sequences),
+                               "fewer than the " + std::to_string(c.parallel.sequence_groups) +
+                                   " sequence groups (parallel.sequence_groups)"));
   if (c.model.positions == "one-hot" && p < c.data.tokens)
     throw InputError(key_error("model.position_dim", std::to_string(p),
                                "one-hot positions need p >= data.tokens = " + std::to_string(c.data.tokens)));
+}
+
+TokenData induction_probe(const Config &config, long long count) {
+  TokenData data = symbol_data(config, count);
+  const long long n = data.n, R = n / 2, k = data.vocab;
+  for (long long i = 0; i < count; ++i) {
+    RandomStream rng(config.data.test_seed, Species::DataProbe, static_cast<std::uint64_t>(i), 0);
+    long long *s = data.symbols.data() + i * n;
+    const auto draw = [&] { return std::min(k - 1, static_cast<long long>(rng.uniform() * static_cast<double>(k))); };
+    for (long long t = 0; t < R; ++t) s[t] = s[t + R] = draw();
+    if (n % 2) s[n - 1] = draw();
+  }
+  embed_symbols(config.model, data);
+  return data;
 }
 
 namespace {

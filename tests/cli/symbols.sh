@@ -100,7 +100,7 @@ for path in sys.argv[1:]:
 PY
 
 # Adam on online chains: stopped halfway and continued, bit for bit.
-merge chains --data.online true --train.method adam --train.batch 4 --train.dtau 0.01
+merge chains --data.online true --train.method adam --train.batch 4 --train.dtau 0.01 --data.probe_sequences 8
 online=("${merged[@]}")
 for ranks in 1 3; do
   mft_run "$ranks" train "${online[@]}" --train.steps 6 --output.file online-$ranks.h5
@@ -124,6 +124,52 @@ for name in ("/data/symbols", "/data/test_symbols", "/data/test_transitions", "/
     assert np.array_equal(a[name][...], b[name][...]), name
 print("forward --from keeps the symbols and baselines")
 PY
+
+# The attention maps and the ablation of mft forward, against the NumPy
+# model: slice 0's head-averaged attention from the data's tokens; the
+# induction score of the last history row from the probe's maps; the
+# held-out risk with slice 0's V set to zero.
+mft_run 2 forward --from online-1.h5 --output.attention true --ablate.slices 0 --output.file maps.h5
+if [ "$status" -ne 0 ]; then
+  fail "forward --output.attention --ablate.slices: exit $status"; cat err.txt
+else
+  grep -q "ablated slices 0: test risk" out.txt || fail "forward does not print the ablated risk"
+  PYTHONPATH="$SCRIPTS" "$PYTHON" - online-1.h5 maps.h5 <<'PY' || fail "the attention maps or the ablation"
+import sys, h5py, numpy as np
+import mft.io, mft.reference as ref
+run, maps = mft.io.open_run(sys.argv[1]), h5py.File(sys.argv[2], "r")
+cfg = run.config
+theta = run.particles(-1)
+A, Ap = maps["/forward/attention"][...], maps["/forward/attention_probe"][...]
+S, L, n, _ = A.shape
+X = maps["/data/test_tokens"][:S]
+Q, K = theta["Q"][0], theta["K"][0]
+s = np.einsum("mhd,iad,mhe,ibe->imab", Q, X, K, X)
+s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+P = np.exp(s - s.max(axis=3, keepdims=True))
+P /= P.sum(axis=3, keepdims=True)
+err = np.abs(A[:, 0] - P.mean(axis=1)).max()
+assert err < 1e-12, f"slice 0's attention differs from the reference by {err:.2e}"
+R = n // 2
+hist = run.history
+score = np.array([[Ap[i, l, a, a - R + 1] for i in range(Ap.shape[0]) for a in range(R, 2 * R)] for l in range(L)]).mean(axis=1)
+assert np.abs(score - hist["induction_score"][-1]).max() < 1e-12, (score, hist["induction_score"][-1])
+prev = np.array([[Ap[i, l, a, a - 1] for i in range(Ap.shape[0]) for a in range(1, n)] for l in range(L)]).mean(axis=1)
+assert np.abs(prev - hist["previous_token_score"][-1]).max() < 1e-12
+ablated = {k: v.copy() for k, v in theta.items()}
+ablated["V"][0] = 0.0
+Rt = ref.risk(run.test_tokens, run.test_targets, ablated, cfg)
+got = float(maps["forward"].attrs["test_risk_ablated"])
+assert abs(Rt - got) < 1e-10 * abs(Rt), (Rt, got)
+print(f"attention of slice 0 to {err:.1e}; the probe's scores as in /history; ablated held-out risk {got:.6f} "
+      f"as the reference's")
+PY
+fi
+mft_run 1 train "${chains[@]}" --ablate.slices 0 --output.file bad.h5
+[ "$status" -eq 2 ] && grep -q "ablate.slices = 0: read by mft forward alone" err.txt || fail "train took ablate.slices"
+mft_run 1 forward --from online-1.h5 --ablate.slices 3 --output.file bad.h5
+[ "$status" -eq 2 ] && grep -q "ablate.slices = 3: slice 3 of model.slices = 3" err.txt ||
+  fail "an ablated slice past L: $(cat err.txt)"
 
 # Text: a file every Debian machine has, read at test time.
 text=/usr/share/common-licenses/GPL-3

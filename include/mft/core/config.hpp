@@ -94,6 +94,7 @@ struct DataConfig {
   std::string file; // for task = file
   long long teacher_heads = 0; // teacher width; 0: model.heads
   long long vocab = 3;         // symbol tasks: the vocabulary k (text: the file's characters, resolved)
+  long long probe_sequences = 16; // symbol tasks: the induction probe's sequences (0: none)
 #include "mft/registry/data_tasks_keys.inc"
 };
 
@@ -146,6 +147,13 @@ struct OutputConfig {
   bool overwrite = false;        // replace an existing file (else refuse it)
   std::string log;               // mft train's progress as JSON lines ("": none)
   bool token_spread = false;     // /history/token_spread: the tokens' spread through depth
+  bool attention = false;        // mft forward: /forward/attention, each slice's head-averaged attention
+};
+
+// mft forward: slices whose velocity is set to zero (Olsson et al.'s
+// ablation), comma-separated indices ("": none).
+struct AblateConfig {
+  std::string slices;
 };
 
 struct ParallelConfig {
@@ -174,6 +182,7 @@ struct Config {
   OutputConfig output;
   ParallelConfig parallel;
   RunConfig run;
+  AblateConfig ablate;
 
   // The first readout coordinate c in [0, d - d_out]; a negative value puts
   // the block's end that far from the end (-1: the last d_out coordinates).
@@ -181,6 +190,8 @@ struct Config {
   // The readout matrix W (d_out x d, row-major): readout.weights, or the rows
   // e_c .. e_{c+d_out-1} when empty.
   std::vector<double> readout_weights() const;
+  // ablate.slices as indices (InputError naming the key for a bad list).
+  std::vector<long long> ablated_slices() const;
 };
 
 // One key's resolved value, typed as it is stored in /config.

@@ -19,6 +19,7 @@ enum class Species : std::uint64_t {
   Minibatch = 5,    // the order of the training sequences in one pass (l = pass)
   DataHeldOut = 6,  // the tokens of one held-out sequence (seed data.test_seed, l = index)
   DataOnline = 7,   // the tokens of one online sequence (l = training step, m = place in its batch)
+  DataProbe = 8,    // the symbols of one induction probe (seed data.test_seed, l = index)
 };
 
 class RandomStream {

@@ -31,6 +31,8 @@ struct HistoryShape {
   bool ntk = false;         // ntk.every > 0: K_V's extreme eigenvalues
   bool token_spread = false; // output.token_spread: the tokens' spread through depth
   bool baseline = false;     // a task of symbols with a reference baseline (/baselines)
+  long long positions = 0;   // a task of symbols: the predicting positions n - 1 (0: none)
+  long long probe_slices = 0; // with the induction probe: its scores' length L (0: no probe)
 };
 
 // What a row's values are computed from: the step, its particles' state
@@ -57,6 +59,14 @@ public:
   // The held-out risk above the task's reference baseline (the in-context
   // bigram's cross-entropy; text: the 2-gram's).
   double baseline_gap() { return held_out().risk - reference_nats(problem_.baselines); }
+  // The held-out loss of each predicting position (n - 1 values).
+  std::vector<double> test_risk_by_position();
+  // The head-averaged attention of every slice on the induction probe
+  // (analysis/slice_attention.hpp), made once per row.
+  const std::vector<double> &probe_attention();
+  long long slices() const { return problem_.particles->slices(); }
+  long long probe_count() const { return problem_.probe.N; }
+  long long probe_tokens() const { return problem_.probe.n; }
 
 private:
   Problem &problem_;
@@ -65,6 +75,7 @@ private:
   std::optional<Measure> held_out_;
   std::optional<NtkSpectrum> kernel_;
   std::optional<double> token_spread_;
+  std::optional<std::vector<double>> probe_attention_;
 };
 
 struct HistoryColumn {
@@ -84,7 +95,17 @@ struct HistoryColumn {
   // older file adds the column), from that row's step and train.dtau; null:
   // it cannot be known now (NaN).
   double (*past)(double step, double dtau) = nullptr;
+  // A column of `length` values a row (/history/<name> is (T, length); its
+  // value ignored, its values computed instead; no `format`, not logged);
+  // null: one value.
+  long long (*length)(const HistoryShape &) = nullptr;
+  std::vector<double> (*values)(HistoryInputs &) = nullptr;
 };
+
+// The values a row of `column` holds in a run of `shape` (1 for a scalar).
+long long history_width(const HistoryColumn &column, const HistoryShape &shape);
+// The name of element j of a vector column in HistoryValues: "name[j]".
+std::string history_element(const std::string &name, long long j);
 
 // Every column, in the order of the file and the progress line; `step`
 // (int64) first, the others float64.

@@ -223,6 +223,20 @@ public:
                      double drift = std::numeric_limits<double>::quiet_NaN(),
                      double accuracy = std::numeric_limits<double>::quiet_NaN(), const Measure *test = nullptr);
 
+  // After write_forward: what output.attention and ablate.slices add to
+  // /forward (attention: (S, L, n, n) of `count` sequences, each slice's
+  // head-averaged attention; the ablation's risks as attributes).
+  struct ForwardAttention {
+    std::string name;              // /forward/<name>
+    std::vector<double> values;    // S x L x n x n
+    long long count = 0, slices = 0, tokens = 0;
+  };
+  struct Ablation {
+    std::string slices;            // "" for none
+    double risk = 0.0, test_risk = std::numeric_limits<double>::quiet_NaN();
+  };
+  void write_forward_extras(const std::vector<ForwardAttention> &attention, const Ablation &ablation);
+
   // /ntk: the Gram matrix and its eigenvalues (ascending), with the
   // attributes part, snapshot, lambda_min, lambda_max; with a CGF test,
   // also /ntk/cgf_singular_values (descending), /ntk/cgf_points (K x d) and
@@ -245,6 +259,8 @@ public:
 private:
   RunFile(const std::string &path, const std::string &key, const ProcessGrid &grid)
       : path_(path), key_(key), grid_(grid), comm_(grid.world()) {}
+  // The growing /history/<name>: (T,) for width 0, else (T, width).
+  h5::Handle create_column(const std::string &name, hsize_t width);
   // /data/symbols, test_symbols, test_transitions and /baselines of a task of symbols.
   void write_symbols(const TokenData &data, const TokenData *test_data, const std::vector<Baseline> *baselines);
   // Extends /history by the pending rows and writes them; the new row count.
@@ -275,7 +291,7 @@ private:
 
   struct HistoryRow {
     long long step;
-    std::vector<double> values; // one per columns_
+    std::vector<double> values; // columns_ in order, widths_[c] values each (1 for a scalar)
   };
 
   void publish();
@@ -297,6 +313,7 @@ private:
   std::map<std::string, h5::Handle> optimizer_; // t and the state arrays
   OptimizerState optimizer_state_;
   std::vector<std::string> columns_;            // the /history columns after step
+  std::vector<hsize_t> widths_;                 // their values a row; 0: a scalar column (T,)
   hsize_t snapshots_ = 0, history_rows_ = 0;
   long long reserved_end_ = 0; // rank 0: end of the blocks reserved for the file
   std::vector<HistoryRow> pending_;

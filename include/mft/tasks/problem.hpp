@@ -33,6 +33,12 @@ struct Problem {
   TokenData test_data;
   std::unique_ptr<DepthField> test_field;
   std::unique_ptr<DepthSolver> test_solver;
+  // A task of symbols: the induction probe (data.probe_sequences; N = 0:
+  // none), all on every rank, with a forward-only field and solver of its
+  // own for this group's block: the mechanism's scores are measured on it.
+  TokenData probe;
+  std::unique_ptr<DepthField> probe_field;
+  std::unique_ptr<DepthSolver> probe_solver;
   // How the field and solver were made: further ones over the same
   // particles (minibatches, one sequence for the NTK) are made alike.
   FieldOptions field_options;
@@ -64,6 +70,7 @@ struct Problem {
   void particles_changed() {
     field->particles_changed();
     if (test_field) test_field->particles_changed();
+    if (probe_field) probe_field->particles_changed();
   }
 };
 

@@ -30,6 +30,12 @@ void embed_symbols(const ModelConfig &model, TokenData &data);
 // d >= k + p, one-hot positions with p >= n; InputError naming the key.
 void check_symbol_model(const Config &config);
 
+// The induction probe (Olsson et al.'s prefix matching): `count` sequences
+// of R = n / 2 uniform symbols repeated twice (a last symbol of odd n drawn
+// too), sequence i from the stream (data.test_seed, DataProbe, i); embedded
+// like the task's.
+TokenData induction_probe(const Config &config, long long count);
+
 // A predictor's mean cross-entropy in nats on held-out sequences, over the
 // same positions the loss averages (every t < n of every sequence).
 struct Baseline {
