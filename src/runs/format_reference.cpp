@@ -36,7 +36,7 @@ std::string format_reference_markdown() {
 
   s << "\n| path | shape | present | meaning |\n|---|---|---|---|\n";
   for (const HistoryColumn &c : history_columns())
-    s << "| `/history/" << c.name << "` | (T,) | " << (*c.when ? c.when : "every run") << " | " << cell(c.meaning)
+    s << "| `/history/" << c.name << "` | " << (c.length ? c.shape : "(T,)") << " | " << (*c.when ? c.when : "every run") << " | " << cell(c.meaning)
       << " |\n";
 
   s << "\n| train.method | arrays `/optimizer/<array>_<D>` | counter `/optimizer/t` |\n|---|---|---|\n";

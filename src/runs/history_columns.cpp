@@ -126,27 +126,27 @@ const std::vector<HistoryColumn> &history_columns() {
        "gap", 11, "%11.4e", true, [](In &r) { return r.baseline_gap(); }},
       {"test_risk_by_position", [](const HistoryShape &s) { return s.held_out && s.positions > 0; },
        "a task of symbols with held-out data",
-       "(T, n - 1): the held-out loss of each predicting position t = 1 .. n - 1 (test_risk is their mean)", "", 0,
-       "", false, nullptr, nullptr, [](const HistoryShape &s) { return s.positions; },
-       [](In &r) { return r.test_risk_by_position(); }},
+       "the held-out loss of each predicting position t = 1 .. n - 1 (test_risk is their mean)", "", 0, "", false,
+       nullptr, nullptr, [](const HistoryShape &s) { return s.positions; },
+       [](In &r) { return r.test_risk_by_position(); }, "(T, n - 1)"},
       {"previous_token_score", [](const HistoryShape &s) { return s.probe_slices > 0; },
        "a task of symbols with data.probe_sequences > 0",
-       "(T, L): per slice, the head-averaged attention from each position t >= 2 onto t - 1 on the induction "
+       "per slice, the head-averaged attention from each position t >= 2 onto t - 1 on the induction "
        "probe, at the tokens entering the slice, averaged over t and the probe's sequences", "", 0, "", false,
        nullptr, nullptr, [](const HistoryShape &s) { return s.probe_slices; },
        [](In &r) {
          const long long L = r.slices(), n = r.probe_tokens();
          return previous_token_scores(r.probe_attention(), r.probe_count(), L, n);
-       }},
+       }, "(T, L)"},
       {"induction_score", [](const HistoryShape &s) { return s.probe_slices > 0; },
        "a task of symbols with data.probe_sequences > 0",
-       "(T, L): per slice, on the induction probe (R = n / 2 symbols repeated twice), the head-averaged attention "
+       "per slice, on the induction probe (R = n / 2 symbols repeated twice), the head-averaged attention "
        "from each position t of the second copy onto t - R + 1, the position after t's earlier copy (prefix "
        "matching), averaged over t and the probe's sequences", "", 0, "", false, nullptr, nullptr,
        [](const HistoryShape &s) { return s.probe_slices; },
        [](In &r) {
          return induction_scores(r.probe_attention(), r.probe_count(), r.slices(), r.probe_tokens());
-       }},
+       }, "(T, L)"},
       {"ntk_lambda_min", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
        "the smallest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
        [](In &r) { return r.kernel_due() ? r.kernel().lambda_min() : std::nan(""); }},

@@ -63,7 +63,7 @@ void print_result(std::ostream &out, const Config &config, const Problem &proble
   if (r.kv_positive_definite)
     std::snprintf(line, sizeof line,
                   "linear rate bound: R(tau) <= R(0) exp(-rate tau) near these particles, rate = "
-                  "2 lambda_min(K_V)/N = %.6e (N = %lld)\n",
+                  "2 lambda_min(K_V)/N = %.6e (N = %lld, the rows the loss averages)\n",
                   r.rate_bound, r.sequences);
   else
     std::snprintf(line, sizeof line, "linear rate bound: none (K_V is not positive definite)\n");
@@ -133,7 +133,8 @@ NtkRunResult run_ntk(MPI_Comm comm, const Config &given_config, const CommandOpt
   const auto kernel = [&](const std::string &part) {
     return static_cast<size_t>(std::find(parts.begin(), parts.end(), part) - parts.begin());
   };
-  result.report = ntk_report(kernels[kernel("V")], kernels[kernel("all")], problem.data.N);
+  // N: the rows the loss averages over (N (n - 1) for the next-token readout).
+  result.report = ntk_report(kernels[kernel("V")], kernels[kernel("all")], problem.loss_rows(problem.data.N));
   result.spectrum = std::move(kernels.front());
   // The risk at these particles: the training's own at that snapshot.
   result.risk = measure(problem, *problem.solver, problem.data).risk;

@@ -70,7 +70,7 @@ import h5py
 with h5py.File('foreign.h5', 'w') as f:
     f.attrs['format'] = 'other/2'
 "
-for script in plot_history plot_particles compare_runs check_gradient_step plot_tokens; do
+for script in plot_history plot_particles compare_runs check_gradient_step plot_tokens plot_attention; do
   "$PYTHON" "$SCRIPTS/$script.py" --help >/dev/null 2>&1 || fail "$script --help"
   for bad in text.h5 foreign.h5 missing.h5; do
     args=("$bad")

@@ -165,6 +165,8 @@ print(f"attention of slice 0 to {err:.1e}; the probe's scores as in /history; ab
       f"as the reference's")
 PY
 fi
+PYTHONPATH="$SCRIPTS" "$PYTHON" "$SCRIPTS/plot_attention.py" maps.h5 -o maps.png >plot.txt 2>&1 && [ -s maps.png ] &&
+  grep -q "induction probe" plot.txt || { fail "plot_attention.py on the maps"; cat plot.txt; }
 mft_run 1 train "${chains[@]}" --ablate.slices 0 --output.file bad.h5
 [ "$status" -eq 2 ] && grep -q "ablate.slices = 0: read by mft forward alone" err.txt || fail "train took ablate.slices"
 mft_run 1 forward --from online-1.h5 --ablate.slices 3 --output.file bad.h5

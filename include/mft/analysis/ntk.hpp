@@ -48,7 +48,7 @@ std::vector<NtkSpectrum> ntk_spectra(Problem &problem, const std::vector<std::st
 // the factor M L of training's time scale, so these are in the units of
 // train.dtau.
 struct NtkReport {
-  long long sequences = 0;    // N
+  long long sequences = 0;    // N: the rows the loss averages over (N (n - 1) with the next-token readout)
   double kv_lambda_min = 0.0, kv_lambda_max = 0.0, all_lambda_max = 0.0;
   double tolerance = 0.0;     // K_V is positive definite when lambda_min exceeds this
   bool kv_positive_definite = false;

@@ -100,6 +100,7 @@ struct HistoryColumn {
   // null: one value.
   long long (*length)(const HistoryShape &) = nullptr;
   std::vector<double> (*values)(HistoryInputs &) = nullptr;
+  const char *shape = ""; // its shape in the format's reference: "(T, L)"
 };
 
 // The values a row of `column` holds in a run of `shape` (1 for a scalar).
