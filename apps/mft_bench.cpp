@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   long long N, n, d, dh, M, L, k, repeat, train_steps, groups;
-  std::string rk, attention, causal;
+  std::string rk, attention, causal, task;
   po::options_description desc("mft-bench options (defaults: the reference size; any configuration key may "
                                "follow as --KEY VALUE, e.g. --init.sigma_v 0.3)");
   desc.add_options()("help", "this help")                                      //
@@ -256,7 +256,10 @@ int main(int argc, char **argv) {
       ("rk", po::value(&rk)->default_value("4"), "PETSc RK tableau in depth")  //
       ("attention", po::value(&attention)->default_value("softmax"),
        ("score map: " + mft::comma_list(mft::score_map_names())).c_str()) //
-      ("causal", po::value(&causal)->default_value("false"), "causal mask: true, false")         //
+      ("causal", po::value(&causal)->default_value("false"), "causal mask: true, false (task markov: true)") //
+      ("task", po::value(&task)->default_value("gaussian"),
+       "data: gaussian (one output per sequence), or markov (next-token prediction on in-context chains of 3 "
+       "symbols, d = 20 unless given: the causal step of sequence modelling)") //
       ("repeat", po::value(&repeat)->default_value(5), "timed forward solves (the fastest counts)") //
       ("train-steps", po::value(&train_steps)->default_value(3), "timed training steps (Euler; the fastest counts)") //
       ("sequence-groups", po::value(&groups)->default_value(1), "parallel.sequence_groups P_s") //
@@ -284,17 +287,28 @@ int main(int argc, char **argv) {
   const bool json = vm.count("json") > 0, ntk = vm.count("no-ntk") == 0;
   if (vm.count("comm")) return mft::bench::run_comm_bench(MPI_COMM_WORLD, json);
 
+  if (task != "gaussian" && task != "markov") {
+    if (rank == 0) std::cerr << "mft-bench: error: --task = " << task << ": must be gaussian or markov\n";
+    return 2;
+  }
+  const bool markov = task == "markov";
+  // Sequence modelling: every position predicts, under the causal mask;
+  // the tokens embed 3 symbols and 16 positional coordinates.
+  if (markov && vm["causal"].defaulted()) causal = "true";
+  if (markov && vm["d"].defaulted()) d = 20;
   try {
     std::vector<std::string> args = {
         "--model.d", std::to_string(d), "--model.head_dim", std::to_string(dh), "--model.heads",
         std::to_string(M), "--model.slices", std::to_string(L), "--depth.rk_type", rk,
-        "--depth.steps_per_slice", std::to_string(k), "--data.task", "gaussian",
+        "--depth.steps_per_slice", std::to_string(k), "--data.task", task,
         "--data.sequences", std::to_string(N), "--data.tokens", std::to_string(n),
         "--model.attention", attention, "--model.causal", causal,
         "--parallel.sequence_groups", std::to_string(groups)};
     for (const std::string &key : keys)
       if (std::find(args.begin(), args.end(), key) != args.end())
         throw mft::InputError(key + " is set by mft-bench's own option (see --help)");
+    if (markov)
+      for (const char *key : {"--readout.kind", "next-token", "--loss.kind", "cross-entropy"}) args.push_back(key);
     args.insert(args.end(), keys.begin(), keys.end());
     mft::Config config = mft::parse_config(args);
     // Unbounded weights grow like |x|^3 in depth: scores smaller than the
@@ -382,8 +396,9 @@ int main(int argc, char **argv) {
           {"training_step", "training step", t_step, 0.0},
           {"ntk", "NTK (all parameters)", t_ntk, 0.0}};
       char title[256];
-      std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s, %s",
+      std::snprintf(title, sizeof title, "N=%lld n=%lld d=%lld d_h=%lld M=%lld L=%lld, RK %s, k=%lld, %s%s%s, %s",
                     N, n, d, dh, M, L, rk.c_str(), k, attention.c_str(), causal == "true" ? " causal" : "",
+                    markov ? ", task markov (next-token)" : "",
                     mft::describe_grid(*problem.grid).c_str());
       Summary summary{title, size, dgemm, t_step / t_solve, ntk ? t_ntk / t_step : 0.0, rss_max,
                       problem.solver->trajectory_bytes() / 1048576.0, t_step, batches, kernel, kernel_heads, N,

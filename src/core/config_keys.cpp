@@ -493,11 +493,6 @@ const std::vector<Key> &key_table() {
               "mft forward, a task of symbols: /forward/attention and /forward/attention_probe, each slice's "
               "head-averaged attention (at the tokens entering it) for the first 8 held-out and probe sequences")
           .added_to_format(),
-      add_key("ablate.slices", &C::ablate, &AblateConfig::slices, {slice_list},
-              "mft forward: slices whose velocity is set to zero (V and W2 of their particles), comma-separated "
-              "0-based indices; the risks are measured with and without them (Olsson et al.'s ablation). "
-              "Empty: none")
-          .added_to_format(),
       add_key("output.token_spread", &C::output, &OutputConfig::token_spread, {parse_bool},
               "mft train: true adds /history/token_spread, the training tokens' spread at s = 1 over their "
               "spread at s = 0 (one forward solve per row); a restart may turn it on (earlier rows NaN)")
@@ -521,6 +516,11 @@ const std::vector<Key> &key_table() {
               "16 lanes per AVX-512 register, every sum across sequences, slices and ranks, the particles, "
               "their updates and the output in double; about 1.8-2x faster a step with at least 16 heads "
               "per rank, 8 with AVX2, little faster with fewer)")
+          .added_to_format(),
+      add_key("ablate.slices", &C::ablate, &AblateConfig::slices, {slice_list},
+              "mft forward: slices whose velocity is set to zero (V and W2 of their particles), comma-separated "
+              "0-based indices; the risks are measured with and without them (Olsson et al.'s ablation). "
+              "Empty: none")
           .added_to_format(),
   };
   return table;
