@@ -7,11 +7,15 @@ mft-bench: N=256, n=16, d=d_h=8, M=64, L=16, RK4 with one step per slice,
 softmax attention, the query readout of the last coordinate of the last
 token, squared loss): float64, the forward solve unrolled, the gradient by
 autograd through the RK stages, an Euler step in tau with the M L time scale.
+With --task markov, mft-bench's next-token prediction (MODEL.md §13): every
+position's logits are the first k = 3 coordinates of its token, the loss
+their cross-entropy against the next symbol averaged over the positions,
+the causal mask on and d = 20 unless given.
 It prints the seconds of the fastest forward solve and training step of
 those it times (with --json one JSON object). python3-torch is not a
 dependency of mft: without it the script says so and exits 0.
 
-  python3 scripts/bench_torch.py [--threads 2] [--steps 3] [--json]
+  python3 scripts/bench_torch.py [--threads 2] [--steps 3] [--task markov] [--json]
 """
 import argparse
 import json
@@ -21,17 +25,23 @@ import time
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for name, default in (("N", 256), ("n", 16), ("d", 8), ("dh", 8), ("M", 64), ("L", 16)):
+    for name, default in (("N", 256), ("n", 16), ("d", None), ("dh", 8), ("M", 64), ("L", 16)):
         parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--task", default="gaussian", choices=("gaussian", "markov"),
+                        help="one output a sequence (gaussian), or next-token prediction (markov)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (match mft's ranks)")
     parser.add_argument("--steps", type=int, default=3, help="timed training steps")
     parser.add_argument("--repeat", type=int, default=3, help="timed forward solves")
-    parser.add_argument("--causal", default="false", choices=("false", "true"), help="the causal mask")
+    parser.add_argument("--causal", default=None, choices=("false", "true"),
+                        help="the causal mask (default: true for --task markov, else false)")
     parser.add_argument("--step-limit", type=float, default=0.0,
                         help="skip the step (say so) when the forward solve says it would take longer than "
                              "this many seconds (0: no limit)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    markov = args.task == "markov"
+    args.d = args.d if args.d is not None else (20 if markov else 8)
+    args.causal = args.causal or ("true" if markov else "false")
     try:
         import torch
     except ImportError:
@@ -45,6 +55,8 @@ def main():
     N, n, d, dh, M, L = args.N, args.n, args.d, args.dh, args.M, args.L
     X0 = torch.randn(N, n, d, dtype=dt)
     y = torch.randn(N, dtype=dt)
+    k = 3  # markov: the symbols, one-hot in the first k coordinates
+    following = torch.randint(0, k, (N, n - 1))
     # mft's default scales (MODEL.md §9): the same at d = d_h = 8 as 0.5 and 1.
     sigma_qk, sigma_v = 0.5 * (8 / d) ** 0.5 * (8 / dh) ** 0.25, (8 / d) ** 0.5
     Q = (sigma_qk * torch.randn(L, M, dh, d, dtype=dt)).requires_grad_()
@@ -74,8 +86,13 @@ def main():
             X = X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         return X
 
+    def risk(X1):
+        if markov:  # every position t < n predicts the next symbol
+            return torch.nn.functional.cross_entropy(X1[:, :-1, :k].reshape(-1, k), following.reshape(-1))
+        return 0.5 * torch.mean((X1[:, -1, -1] - y) ** 2)
+
     def step(dtau=0.1):
-        R = 0.5 * torch.mean((solve(X0)[:, -1, -1] - y) ** 2)
+        R = risk(solve(X0))
         R.backward()
         with torch.no_grad():
             for p in (Q, K, V):
@@ -96,7 +113,8 @@ def main():
         solve(X0)  # warm-up
         forward = fastest(lambda: solve(X0), args.repeat)
     benchmark = (f"PyTorch {torch.__version__} float64, N={N} n={n} d={d} d_h={dh} M={M} L={L}, "
-                 f"RK4, k=1, softmax{' causal' if hidden is not None else ''}, {args.threads} threads")
+                 f"RK4, k=1, softmax{' causal' if hidden is not None else ''}"
+                 f"{', task markov (next-token)' if markov else ''}, {args.threads} threads")
     # A step is a forward solve, its autograd backward (about twice the
     # forward's work) and the update: skipped when that would pass the limit.
     if args.step_limit > 0 and 3 * forward * (args.steps + 1) > args.step_limit:
