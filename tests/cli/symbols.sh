@@ -99,6 +99,44 @@ for path in sys.argv[1:]:
     print(f"{path}: tokens, targets and the 4 baselines as recomputed")
 PY
 
+# The chains' law, on 3000 held-out chains at alpha 1 and 0.3: the first
+# entry of every row is Beta(alpha, 2 alpha) (mean 1/3, variance
+# 2 alpha^2 / (9 alpha^2 (3 alpha + 1))); s_1 follows each matrix's
+# stationary law and s_{t+1} the row of s_t (counts against their
+# expectations). Fixed streams: the bounds (5 standard errors) are for a
+# draw that could have failed, not for a flaky test.
+for alpha in 1 0.3; do
+  mft_run 2 forward --data.task markov --data.vocab 3 --data.dirichlet "$alpha" --model.d 8 --model.position_dim 4 \
+    --data.tokens 5 --data.sequences 4 --data.test_sequences 3000 --readout.kind next-token \
+    --loss.kind cross-entropy --model.causal true --model.heads 2 --model.slices 1 --output.file law-$alpha.h5
+  [ "$status" -eq 0 ] || { fail "chains at alpha $alpha: exit $status"; cat err.txt; continue; }
+  "$PYTHON" - law-$alpha.h5 "$alpha" <<'PY' || fail "the chains' law at alpha $alpha"
+import sys, h5py, numpy as np
+f, alpha = h5py.File(sys.argv[1], "r"), float(sys.argv[2])
+S, P = f["/data/test_symbols"][...], f["/data/test_transitions"][...]
+N, k = P.shape[0], P.shape[1]
+first = P[:, :, 0].ravel()
+mean, var = 1 / 3, 2 * alpha ** 2 / (9 * alpha ** 2 * (3 * alpha + 1))
+assert abs(first.mean() - mean) < 5 * np.sqrt(var / first.size), (first.mean(), mean)
+assert abs(first.var() / var - 1) < 0.1, (first.var(), var)
+pi = np.array([np.linalg.lstsq(np.vstack([Pi.T - np.eye(k), np.ones(k)]), np.r_[np.zeros(k), 1.0], rcond=None)[0]
+               for Pi in P])
+# pi_i(s_1) averages sum_j pi_i(j)^2 when s_1 ~ pi_i, but 1/k for a
+# uniform start (the symmetric law makes every marginal 1/k either way).
+drawn, second = pi[np.arange(N), S[:, 0]], (pi ** 2).sum(axis=1)
+assert abs(drawn.mean() - second.mean()) < 5 * drawn.std() / np.sqrt(N), (drawn.mean(), second.mean())
+assert second.mean() - 1 / k > 10 * drawn.std() / np.sqrt(N), "the test could not tell a uniform start"
+observed, expected = np.zeros((k, k)), np.zeros((k, k))
+for s, Pi in zip(S, P):
+    for a, b in zip(s[:-1], s[1:]):
+        observed[a, b] += 1
+        expected[a] += Pi[a]
+assert np.all(np.abs(observed - expected) < 5 * np.sqrt(expected)), (observed, expected)
+print(f"alpha {alpha}: rows Beta(alpha, 2 alpha) (mean {first.mean():.4f}, variance {first.var():.4f} "
+      f"against {var:.4f}), stationary starts and transitions within 5 standard errors")
+PY
+done
+
 # Adam on online chains: stopped halfway and continued, bit for bit.
 merge chains --data.online true --train.method adam --train.batch 4 --train.dtau 0.01 --data.probe_sequences 8
 online=("${merged[@]}")
