@@ -106,15 +106,7 @@ std::vector<double> Config::readout_weights() const {
   return W;
 }
 
-std::vector<long long> Config::ablated_slices() const {
-  std::vector<long long> out;
-  for (size_t b = 0; b < ablate.slices.size();) {
-    const size_t e = std::min(ablate.slices.find(',', b), ablate.slices.size());
-    out.push_back(detail::parse_integer("ablate.slices", ablate.slices.substr(b, e - b)));
-    b = e + 1;
-  }
-  return out;
-}
+std::vector<long long> Config::ablated_slices() const { return detail::parse_index_list("ablate.slices", ablate.slices); }
 
 std::vector<ConfigEntry> config_entries(const Config &config) {
   std::vector<ConfigEntry> out;

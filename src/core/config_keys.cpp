@@ -35,6 +35,19 @@ long long parse_integer(const std::string &key, const std::string &text) {
   return v;
 }
 
+std::vector<long long> parse_index_list(const std::string &key, const std::string &text) {
+  std::vector<long long> out;
+  for (size_t b = 0; b < text.size();) {
+    const size_t e = std::min(text.find(',', b), text.size());
+    const std::string item = text.substr(b, e - b);
+    out.push_back(parse_integer(key, item));
+    if (out.back() < 0) throw InputError(key_error(key, item, "must be a non-negative integer"));
+    b = e + 1;
+    if (e + 1 == text.size()) throw InputError(key_error(key, text, "a list of slice indices must not end in a comma"));
+  }
+  return out;
+}
+
 namespace {
 
 long long positive(const std::string &key, const std::string &text) {
@@ -243,12 +256,7 @@ Key add_key(const std::string &name, Section Config::*section, std::string Secti
 
 // A comma-separated list of non-negative integers ("" for none).
 std::string slice_list(const std::string &key, const std::string &text) {
-  for (size_t b = 0; b < text.size();) {
-    const size_t e = std::min(text.find(',', b), text.size());
-    non_negative(key, text.substr(b, e - b));
-    b = e + 1;
-    if (e + 1 == text.size()) throw InputError(key_error(key, text, "a list of slice indices must not end in a comma"));
-  }
+  parse_index_list(key, text);
   return text;
 }
 

@@ -218,6 +218,8 @@ std::vector<std::string> keys_a_restart_may_change();
 namespace detail {
 // An integer, or InputError `key = text: not an integer`.
 long long parse_integer(const std::string &key, const std::string &text);
+// Comma-separated non-negative integers ("" for none), or InputError naming the key.
+std::vector<long long> parse_index_list(const std::string &key, const std::string &text);
 } // namespace detail
 
 // Whether `name` is a configuration key.
