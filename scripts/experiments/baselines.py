@@ -109,3 +109,54 @@ def nearest_centroid_accuracy(train_X, train_y, test_X, test_y):
     T = _features(test_X)
     d2 = np.sum((T[:, None, :] - centroids[None, :, :]) ** 2, axis=2)
     return float(np.mean(classes[np.argmin(d2, axis=1)] == _labels(test_y)))
+
+
+def in_context_predictors(symbols, k, alpha):
+    """The in-context unigram and bigram predictors of every position of
+    sequences of symbols 0..k-1 (N, n): two arrays (N, n - 1, k), row t the
+    law of symbol t + 1 given symbols 0..t. Unigram: (count of j + 1) /
+    (t + 1 + k); bigram: (count of the transitions s_t -> j + alpha) /
+    (count of s_t -> any + k alpha), the transitions seen in symbols 0..t
+    (the Bayes predictor for Dirichlet(alpha) rows). mft computes their mean
+    cross-entropies as its baselines; this is the per-position form."""
+    s = np.asarray(symbols)
+    if s.ndim != 2 or s.shape[1] < 2 or s.min() < 0 or s.max() >= k:
+        raise ValueError(f"symbols of shape {s.shape} with values in [{s.min()}, {s.max()}] are not sequences of "
+                         f"symbols 0..{k - 1}")
+    N, n = s.shape
+    onehot = np.eye(k)[s]                                         # (N, n, k)
+    seen = np.cumsum(onehot, axis=1)[:, :-1]                      # counts of symbols 0..t, t < n - 1
+    unigram = (seen + 1.0) / (np.arange(1, n)[None, :, None] + k)
+    pairs = np.einsum("nti,ntj->ntij", onehot[:, :-1], onehot[:, 1:])   # transition u -> u + 1
+    counts = np.concatenate([np.zeros((N, 1, k, k)), np.cumsum(pairs, axis=1)[:, :-1]], axis=1)  # seen in 0..t
+    rows = counts[np.arange(N)[:, None], np.arange(n - 1)[None, :], s[:, :-1]]   # (N, n - 1, k): from s_t
+    bigram = (rows + alpha) / (rows.sum(axis=2, keepdims=True) + k * alpha)
+    return unigram, bigram
+
+
+def mean_cross_entropy(prob, symbols):
+    """-log prob of the next symbol, averaged over sequences and positions
+    (prob (N, n - 1, k) as in_context_predictors gives it)."""
+    s = np.asarray(symbols)
+    p = np.take_along_axis(np.asarray(prob, float), s[:, 1:, None], axis=2)[..., 0]
+    return float(-np.mean(np.log(p)))
+
+
+def mean_kl(p, q):
+    """KL(p || q) of laws over the last axis, averaged over the others."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    return float(np.mean(np.sum(p * (np.log(p) - np.log(q)), axis=-1)))
+
+
+def path_min_kl(target, end, points=401):
+    """min over lambda in [0, 1] of mean_kl(target, q_lambda), q_lambda =
+    end^lambda normalised: the geometric path from the uniform law
+    (lambda = 0) to `end` (lambda = 1), on a grid of `points`; returns
+    (the minimum, its lambda)."""
+    log_end = np.log(np.asarray(end, float))
+    best = (np.inf, 0.0)
+    for lam in np.linspace(0.0, 1.0, points):
+        z = lam * log_end
+        q = np.exp(z - z.max(axis=-1, keepdims=True))
+        best = min(best, (mean_kl(target, q / q.sum(axis=-1, keepdims=True)), float(lam)))
+    return best

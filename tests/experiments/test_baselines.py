@@ -30,6 +30,54 @@ def icl_data(rng, N, n, d, d_out):
     return tokens, y[:, -1, :]
 
 
+class InContextPredictors(unittest.TestCase):
+    """The in-context unigram and bigram predictors, position by position,
+    against counts written out by hand."""
+
+    def test_by_hand(self):
+        s = np.array([[0, 1, 0, 1, 1]])
+        uni, bi = baselines.in_context_predictors(s, 2, 0.5)
+        self.assertEqual(uni.shape, (1, 4, 2))
+        # after 0, 1, 0 (t = 2): counts (2, 1), (c + 1) / (3 + 2)
+        np.testing.assert_allclose(uni[0, 2], [3 / 5, 2 / 5])
+        # after 0, 1, 0, 1 (t = 3): transitions 0->1, 1->0, 0->1; from s_3 = 1: one 1->0
+        np.testing.assert_allclose(bi[0, 3], [(1 + 0.5) / (1 + 1), (0 + 0.5) / (1 + 1)])
+        # t = 0: nothing seen but s_0: the uniform law for the bigram
+        np.testing.assert_allclose(bi[0, 0], [0.5, 0.5])
+        expected = -np.mean(np.log([bi[0, 0, 1], bi[0, 1, 0], bi[0, 2, 1], bi[0, 3, 1]]))
+        self.assertAlmostEqual(baselines.mean_cross_entropy(bi, s), expected, places=14)
+
+    def test_against_a_loop(self):
+        rng = np.random.default_rng(3)
+        k, alpha = 3, 0.7
+        s = rng.integers(0, k, size=(4, 9))
+        uni, bi = baselines.in_context_predictors(s, k, alpha)
+        for i in range(4):
+            for t in range(8):
+                seen = list(s[i, :t + 1])
+                pairs = list(zip(seen[:-1], seen[1:]))
+                for j in range(k):
+                    self.assertAlmostEqual(uni[i, t, j], (seen.count(j) + 1) / (t + 1 + k), places=14)
+                    row = [b for a, b in pairs if a == s[i, t]]
+                    self.assertAlmostEqual(bi[i, t, j], (row.count(j) + alpha) / (len(row) + k * alpha), places=14)
+
+    def test_kl_and_the_path(self):
+        p = np.array([[0.5, 0.25, 0.25]])
+        self.assertAlmostEqual(baselines.mean_kl(p, p), 0.0)
+        self.assertAlmostEqual(baselines.mean_kl(p, np.full((1, 3), 1 / 3)), np.log(3) - 1.5 * np.log(2), places=14)
+        # the path from uniform to p passes through p itself (lambda = 1)
+        value, lam = baselines.path_min_kl(p, p)
+        self.assertAlmostEqual(value, 0.0, places=14)
+        self.assertEqual(lam, 1.0)
+        # and through p^(1/2) normalised at lambda = 1/2
+        q = np.sqrt(p) / np.sqrt(p).sum()
+        value, lam = baselines.path_min_kl(q, p)
+        self.assertAlmostEqual(lam, 0.5)
+        self.assertLess(value, 1e-12)
+        with self.assertRaises(ValueError):
+            baselines.in_context_predictors(np.array([[0, 3]]), 3, 1.0)
+
+
 class Risks(unittest.TestCase):
     def test_hand_computed(self):
         """squared_risk and zero_risk on 2x2 arrays: 1/2 mean of (4, 25) and of (1, 25)"""
