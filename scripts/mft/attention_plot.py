@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 
+from . import h5checks
 from . import io as mft_io
 from .usage import usage_text
 
@@ -85,11 +86,10 @@ def main(argv=None):
     parser.add_argument("--sequence", type=int, default=0, help="the sequence of each set whose maps are drawn")
     parser.add_argument("-o", "--output", help="the figure (default RUN_attention.png)")
     args = parser.parse_args(argv)
+    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_attention.png", [args.run],
+                                "-o" if args.output else "the figure", figure=True)
     run = mft_io.open_run(args.run)
     maps = read_maps(run)
-    out = args.output or os.path.splitext(args.run)[0] + "_attention.png"
-    if os.path.exists(out) and os.path.samefile(out, args.run):
-        sys.exit(f"error: -o {out}: that is the run file itself")
     for name, A in maps.items():
         if not 0 <= args.sequence < A.shape[0]:
             sys.exit(f"error: --sequence {args.sequence}: /forward/{name} holds {A.shape[0]} sequences")
@@ -99,7 +99,7 @@ def main(argv=None):
         for l in range(A.shape[1]):
             print(f"{dict(SETS)[name]:>18} {l:5d} {previous[l]:15.4f} {induction[l]:10.4f}")
     fig = plot(args.run, maps, args.sequence)
-    fig.savefig(out, dpi=120)
+    h5checks.save_figure(fig, out, dpi=120)
     print(f"wrote {out}")
 
 

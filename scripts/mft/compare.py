@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from . import h5checks
 from . import io as mft_io
 from . import runs as runs_module
 from .usage import usage_text
@@ -97,6 +98,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.runs) < 2:
         parser.error("give at least two run files")
+    out = h5checks.check_output(args.output or os.path.join(os.path.dirname(args.runs[0]) or ".", "compare_runs.png"),
+                                args.runs, "-o" if args.output else "the figure", figure=True)
 
     runs = [mft_io.open_run(p) for p in args.runs]
     for r in runs:
@@ -133,9 +136,8 @@ def main(argv=None):
     ax.set_title("loss curves; W2c² = (1/L) Σ_l W2²(ρ_A(·|l), ρ_B(·|l)) in the table printed", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    out = args.output or os.path.join(os.path.dirname(args.runs[0]) or ".", "compare_runs.png")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    h5checks.save_figure(fig, out, dpi=120)
     print(f"wrote {out}")
 
 

@@ -55,6 +55,68 @@ def not_regular(path):
     return None if stat.S_ISREG(mode) else f"{file_kind(mode)}, not a regular file"
 
 
+class OutputError(RunFileError):
+    """A file a tool may not write (`cannot_write`); a RunFileError, so that
+    every tool's boundary (mft.io.exit_on_run_file_error) prints it as its
+    one line."""
+
+
+def cannot_write(path, inputs=()):
+    """Why a tool may not write `path`, found by stat before any work, or
+    None (a regular file that is none of the inputs is replaced). Never an
+    input: the same file as one of `inputs` by device and inode, whatever
+    name, symbolic or hard link leads to it; never a symbolic link to
+    nothing (writing would create its target somewhere else); never a
+    folder, FIFO, socket or device (a write to a FIFO waits for a reader);
+    never in a missing folder."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+        folder = os.path.dirname(path) or "."
+        return None if os.path.isdir(folder) else f"no folder {folder} to write it in"
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+        return f"cannot look at it ({getattr(e, 'strerror', None) or e})"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{file_kind(st.st_mode)}, not a regular file"
+    for given in inputs:
+        try:
+            other = os.stat(given)
+        except (OSError, ValueError, TypeError):
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            how = " (through a symbolic link)" if os.path.islink(path) or os.path.islink(given) else ""
+            return f"that is the input {given}{how}: a tool never writes over what it reads"
+    return None
+
+
+def check_output(path, inputs=(), option="-o", figure=False):
+    """`path`, or OutputError of one line `OPTION PATH: why` when a tool may
+    not write it (cannot_write); with `figure`, also when its suffix names a
+    format matplotlib does not write."""
+    why = cannot_write(path, inputs)
+    if why is None and figure:
+        suffix = os.path.splitext(path)[1][1:].lower()
+        from matplotlib.backend_bases import FigureCanvasBase
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if suffix and suffix not in formats:
+            why = f"not a figure format matplotlib writes (.{suffix}; it writes {', '.join(sorted(formats))})"
+    if why:
+        raise OutputError(f"{option} {path}: {why}")
+    return path
+
+
+def save_figure(fig, path, option="-o", **kwargs):
+    """fig.savefig(path), a failure (a folder that refuses the file, a full
+    disk) an OutputError of one line."""
+    try:
+        fig.savefig(path, **kwargs)
+    except (OSError, ValueError) as e:
+        raise OutputError(f"{option} {path}: cannot write it ({one_line(getattr(e, 'strerror', None) or e)})") \
+            from None
+
+
 def _link(f, name):
     """The link /`name` in words, for a message: 'an external link to
     FILE:/OBJECT', 'a soft link to /OBJECT', or ''."""

@@ -28,6 +28,7 @@ import os
 
 import numpy as np
 
+from . import h5checks
 from . import io as mft_io
 from . import runs
 from .reference import flag
@@ -148,8 +149,8 @@ def plot_single(path, hist, cfg, args, plt):
     ax.grid(True, which="both", alpha=0.3)
     handles = ax.get_legend_handles_labels()[0] + handles
     ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
-    out = args.output or os.path.splitext(path)[0] + "_history.png"
-    fig.savefig(out, dpi=120, bbox_inches="tight")
+    out = output_of(args)
+    h5checks.save_figure(fig, out, dpi=120, bbox_inches="tight")
 
     print(f"run: {path}, {len(tau)} history rows, tau in [{tau[0]:.6g}, {tau[-1]:.6g}]")
     print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
@@ -209,11 +210,20 @@ def plot_compare(paths, histories, labels, args, plt):
         ax.grid(True, which="both", alpha=0.3)
     handles = by_tau.get_legend_handles_labels()[0] + styles
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    out = args.output or os.path.join(os.path.dirname(paths[0]), "history_compare.png")
+    out = output_of(args)
     fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
-    fig.savefig(out, dpi=120)
+    h5checks.save_figure(fig, out, dpi=120)
     print(f"wrote {out}")
     return fig
+
+
+def output_of(args):
+    """The figure a call writes: -o, else beside the (first) run."""
+    if args.output:
+        return args.output
+    if len(args.runs) == 1:
+        return os.path.splitext(args.runs[0])[0] + "_history.png"
+    return os.path.join(os.path.dirname(args.runs[0]), "history_compare.png")
 
 
 @mft_io.exit_on_run_file_error
@@ -236,6 +246,7 @@ def main(argv=None):
         parser.error(f"--labels: {len(labels)} labels for {len(args.runs)} runs "
                      "(needs two or more runs, one label each)")
 
+    h5checks.check_output(output_of(args), args.runs, "-o" if args.output else "the figure", figure=True)
     loaded = [load_history(path) for path in args.runs]
 
     import matplotlib

@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from . import h5checks
 from . import io as mft_io
 from .usage import usage_text
 
@@ -58,6 +59,8 @@ def main(argv=None):
     parser.add_argument("--slices", type=int_list, default=None,
                         help="depth slices to show (default: up to 4, evenly spaced)")
     args = parser.parse_args(argv)
+    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_particles.png", [args.run],
+                                "-o" if args.output else "the figure", figure=True)
 
     run = mft_io.open_run(args.run)
     run.require_species("Q", "K", "V")
@@ -109,9 +112,8 @@ def main(argv=None):
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, frameon=False)
     fig.suptitle(f"{os.path.basename(args.run)}: head particles θ_lm, M = {snaps[0]['Q'].shape[1]} per slice, "
                  "PCA projection per slice", fontsize=10)
-    out = args.output or os.path.splitext(args.run)[0] + "_particles.png"
     fig.tight_layout(rect=(0, 0.03 + 0.02 * ((len(rows) - 1) // 4), 1, 1))
-    fig.savefig(out, dpi=110)
+    h5checks.save_figure(fig, out, dpi=110)
     print(f"run: {args.run}, snapshots {[int(steps[r]) for r in rows]}, slices {list(slices)}")
     print(f"wrote {out}")
 

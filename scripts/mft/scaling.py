@@ -166,6 +166,14 @@ def collect(paths):
 
 
 def main(argv=None):
+    from .h5checks import OutputError
+    try:
+        _main(argv)
+    except OutputError as e:  # an output that may not be written: one line
+        sys.exit(f"error: {e}")
+
+
+def _main(argv):
     parser = argparse.ArgumentParser(prog="python3 -m mft.scaling", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -187,6 +195,11 @@ def main(argv=None):
         machine["cores_per_node"] = int(machine["cores_per_node"])
         model_table(size, machine, [int(p) for p in args.ranks.split(",")])
         return
+    from . import h5checks
+    if args.csv:
+        h5checks.check_output(args.csv, args.json, "--csv")
+    if args.plot:
+        h5checks.check_output(args.plot, args.json + [args.csv] if args.csv else args.json, "--plot", figure=True)
     rows = collect(args.json)
     print(f"{'series':>7} {'ranks':>6} {'groups':>7} {'N':>7} {'step s':>10} {'forward s':>10} {'efficiency':>10}")
     for r in rows:
@@ -211,7 +224,7 @@ def main(argv=None):
         ax.axhline(1.0, color="grey", lw=0.5)
         ax.legend()
         fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
+        h5checks.save_figure(fig, args.plot, "--plot", dpi=110)
         print(f"wrote {args.plot}")
 
 

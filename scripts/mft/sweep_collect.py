@@ -17,10 +17,9 @@ import argparse
 import math
 import os
 import pathlib
-import stat
 import sys
 
-from .h5checks import file_kind, one_line
+from .h5checks import cannot_write, one_line
 from .usage import usage_text
 
 # The columns every collected table has; the swept keys (and init.seed) come
@@ -197,23 +196,6 @@ def print_table(frame, out=None):
               f" {number(r['test_risk'], '>12.5e')}", file=out)
 
 
-def cannot_write(path):
-    """Why no file can be written at `path`, found by stat before any work:
-    it is a folder, a FIFO or a socket (a write to a FIFO waits for a
-    reader), or its folder is missing; None when it can be tried (a regular
-    file is replaced)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        folder = os.path.dirname(path) or "."
-        return None if os.path.isdir(folder) else f"no folder {folder} to write it in"
-    except (OSError, ValueError) as e:
-        return f"cannot look at it ({getattr(e, 'strerror', None) or e})"
-    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        return f"{file_kind(mode)}, not a regular file"
-    return None
-
-
 def write_csv(frame, path):
     """The table as CSV, plain "\\n" line ends, floats to the last digit,
     an empty field for a value the run does not have."""
@@ -237,8 +219,12 @@ def main(argv=None):
                              "stopped early), keep it in the table as failed or stopped, and exit 1 if there "
                              "was one")
     args = parser.parse_args(argv)
+    inputs = args.runs + ([args.table] if args.table else [])
+    if args.csv and args.plot and os.path.abspath(args.csv) == os.path.abspath(args.plot):
+        print(f"error: --csv and --plot name one file, {args.csv}", file=sys.stderr)
+        return 2
     for path, what in ((args.csv, "--csv"), (args.plot, "--plot")):
-        why = path and cannot_write(path)
+        why = path and cannot_write(path, inputs)
         if why:
             print(f"error: {what} {path}: {why}", file=sys.stderr)
             return 2

@@ -109,14 +109,14 @@ def table_text(keys, rows, base=None, args=(), comment=None):
     return out.getvalue()
 
 
-def write(text, path):
-    """`text` to `path` ('-' or None: stdout)."""
+def write(text, path, inputs=()):
+    """`text` to `path` ('-' or None: stdout), never over one of `inputs`."""
     if not path or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from .sweep_collect import cannot_write
-    why = cannot_write(path)
+    from .h5checks import cannot_write
+    why = cannot_write(path, inputs)
     if why:
         raise sweep.SweepTableError(f"-o {path}: {why}")
     try:
@@ -153,7 +153,8 @@ def main(argv):
             base = base_file(base) if base else None
             rows = [[r[k] for k in keys] for r in table_rows]
             comment = f"{args.table} with its settings, as submitted"
-        write(table_text(keys, rows, base, extra, comment), args.output)
+        text = table_text(keys, rows, base, extra, comment)
+        write(text, args.output, [f for f in (args.base, getattr(args, "table", None), base) if f])
     except sweep.SweepTableError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

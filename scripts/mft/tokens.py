@@ -30,6 +30,7 @@ import sys
 
 import numpy as np
 
+from . import h5checks
 from . import io as mft_io
 from . import reference
 from .usage import usage_text
@@ -245,6 +246,8 @@ def main(argv=None):
                              "d > 3)")
     parser.add_argument("-o", "--output", help="the figure (default RUN_tokens.png)")
     args = parser.parse_args(argv)
+    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_tokens.png", [args.run],
+                                "-o" if args.output else "the figure", figure=True)
     run = mft_io.open_run(args.run)
     T, s = read_tokens_depth(run)
     if not 0 <= args.sequence < T.shape[0]:
@@ -268,9 +271,8 @@ def main(argv=None):
     print(f"clusters: connected components of |x_i - x_j| < eps = {args.eps:g}")
     print(f"trajectories of sequence {args.sequence}: {view}")
     print(f"clusters axis: {cluster_scale(prof)} scale")
-    out = args.output or os.path.splitext(args.run)[0] + "_tokens.png"
     fig = plot(args.run, T, s, prof, args.sequence, args.eps, args.beta, args.coords)
-    fig.savefig(out, dpi=120)
+    h5checks.save_figure(fig, out, dpi=120)
     import matplotlib.pyplot as plt
     plt.close(fig)
     print(f"wrote {out}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from fixtures import ENV, PYTHON, changed_copy, script, write_run
+from fixtures import ENV, PYTHON, SCRIPTS, changed_copy, script, write_run
 from mft import io as mft_io
 
 
@@ -137,6 +137,72 @@ class HostileRunFile(unittest.TestCase):
         status, out, err = script("plot_history", loop, "-o", self.tmp / "h.png")
         self.assertEqual((status, len(err.splitlines())), (1, 1), err)
         self.assertIn("/history/risk", err)
+
+
+class ToolOutputs(unittest.TestCase):
+    """No tool writes over what it reads: an output that is an input (by
+    name, through a symbolic or a hard link, as the default name beside a
+    run), a symbolic link to nothing or a figure format matplotlib does not
+    write is refused in one line before any work, every input byte-identical
+    and no file created."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="mft-tool-outputs-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.run_file = self.tmp / "run.h5"
+        write_run(str(self.run_file))
+        self.other = self.tmp / "other.h5"
+        write_run(str(self.other), seed=1)
+        self.ini = self.tmp / "a.ini"
+        self.ini.write_text("[model]\nheads = 2\n")
+        (self.tmp / "via-link.png").symlink_to(self.run_file)
+        os.link(self.run_file, self.tmp / "hard.png")
+        (self.tmp / "nowhere.png").symlink_to(self.tmp / "missing" / "x.png")
+
+    def state(self):
+        return {p.name: (p.is_symlink(), p.read_bytes() if p.is_file() else None) for p in self.tmp.iterdir()}
+
+    def refused(self, command, *words):
+        before = self.state()
+        done = subprocess.run([PYTHON, *map(str, command)], env=ENV, capture_output=True, text=True, timeout=60,
+                              cwd=self.tmp)
+        self.assertNotEqual(done.returncode, 0, (command, done.stdout, done.stderr))
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1, (command, done.stderr))
+        self.assertTrue(done.stderr.startswith("error: "), done.stderr)
+        for w in words:
+            self.assertIn(w, done.stderr, command)
+        self.assertEqual(self.state(), before, f"{command}: an input changed or a file was made")
+
+    def test_figures(self):
+        run, other = self.run_file, self.other
+        tools = (["plot_history.py", run], ["plot_history.py", run, other], ["plot_particles.py", run],
+                 ["compare_runs.py", run, other], ["plot_tokens.py", run], ["plot_attention.py", run])
+        for tool in tools:
+            command = [SCRIPTS / tool[0], *tool[1:]]
+            self.refused(command + ["-o", run], "-o", "that is the input")
+            self.refused(command + ["-o", self.tmp / "via-link.png"], "through a symbolic link")
+            self.refused(command + ["-o", self.tmp / "hard.png"], "that is the input")
+            self.refused(command + ["-o", self.tmp / "nowhere.png"], "which does not exist")
+            self.refused(command + ["-o", self.tmp / "figure.h5"], "not a figure format matplotlib writes")
+            self.refused(command + ["-o", self.tmp / "no" / "x.png"], "no folder")
+        # the default name beside the run, a link to the run itself
+        link = self.tmp / "lnk.h5"
+        link.symlink_to(run)
+        (self.tmp / "lnk_history.png").symlink_to(run)
+        self.refused([SCRIPTS / "plot_history.py", link], "the figure", "lnk_history.png", "that is the input")
+
+    def test_tables(self):
+        run = self.run_file
+        self.refused(["-m", "mft.sweep", "collect", run, "--csv", run], "--csv", "that is the input")
+        self.refused(["-m", "mft.sweep", "collect", run, "--csv", self.tmp / "via-link.png"], "symbolic link")
+        self.refused(["-m", "mft.sweep", "collect", run, "--plot", run], "--plot", "that is the input")
+        self.refused(["-m", "mft.sweep", "collect", run, "--csv", "x.csv", "--plot", "x.csv"], "one file")
+        self.refused(["-m", "mft.sweep", "grid", "model.heads=2,4", "--base", self.ini, "-o", self.ini],
+                     "-o", "that is the input")
+        bench = self.tmp / "bench.json"
+        bench.write_text("{}")
+        self.refused(["-m", "mft.scaling", "collect", bench, "--csv", bench], "--csv", "that is the input")
 
 
 class HostileSweepArguments(unittest.TestCase):
