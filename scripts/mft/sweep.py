@@ -86,6 +86,9 @@ SETTINGS = ("base", "args")
 # The most bytes (UTF-8) a cell of a sweep table may hold: a value of mft's
 # configuration is far shorter, and csv refuses a field past its own limit.
 CELL_LIMIT = 64 * 1024
+# The most rows a grid may have: a sweep of more runs than this is a typo
+# (a range one digit too long), refused before anything is expanded.
+ROW_LIMIT = 100_000
 
 
 class SweepTableError(Exception):

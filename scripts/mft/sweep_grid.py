@@ -21,6 +21,7 @@ import argparse
 import csv
 import io
 import itertools
+import math
 import os
 import re
 import shlex
@@ -56,6 +57,10 @@ def parse_axis(text):
             if step < 1 or last < first:
                 raise sweep.SweepTableError(f"{key}: the range {item} is empty (A:B or A:B:STEP counts up from A "
                                             "to B, both included, STEP at least 1)")
+            count = (last - first) // step + 1
+            if len(out) + count > sweep.ROW_LIMIT:
+                raise sweep.SweepTableError(f"{key}: the range {item} has {count} values; a grid may have at most "
+                                            f"{sweep.ROW_LIMIT} rows")
             out += [str(v) for v in range(first, last + 1, step)]
         elif item:
             out.append(item)
@@ -63,7 +68,8 @@ def parse_axis(text):
             raise sweep.SweepTableError(f"{key}={values}: an empty value (give at least one value, none empty)")
     if not out:
         raise sweep.SweepTableError(f"{key}: no values")
-    twice = next((v for i, v in enumerate(out) if v in out[:i]), None)
+    seen = set()
+    twice = next((v for v in out if v in seen or seen.add(v)), None)
     if twice is not None:
         raise sweep.SweepTableError(f"{key}: the value {twice} comes twice (each combination is one run)")
     for v in out:
@@ -80,6 +86,10 @@ def grid(axes):
     twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
     if twice is not None:
         raise sweep.SweepTableError(f"{twice} is given twice (give all its values in one KEY=VALUES)")
+    rows = math.prod(len(v) for _, v in axes)
+    if rows > sweep.ROW_LIMIT:
+        raise sweep.SweepTableError(f"{' x '.join(str(len(v)) for _, v in axes)} = {rows} combinations; a grid may "
+                                    f"have at most {sweep.ROW_LIMIT} rows")
     return keys, [list(values) for values in itertools.product(*(v for _, v in axes))]
 
 

@@ -65,7 +65,9 @@ class Grid(unittest.TestCase):
         self.assertFalse((self.tmp / "bad.csv").exists())
         for args, word in ((["a=1", "a=2"], "twice"), (["a=1", "--base", "none.ini"], "none.ini"),
                            (["a=1", "--", "--output.file", "x.h5"], "--output.file"),
-                           (["a=1", "--args", "--restart x.h5"], "--restart")):
+                           (["a=1", "--args", "--restart x.h5"], "--restart"),
+                           (["a=1:1000000000000000000"], "at most 100000 rows"),   # refused before expanding
+                           (["a=1:1000", "b=1:1000"], "1000 x 1000 = 1000000 combinations")):
             done = command(self.tmp, "grid", *args)
             self.assertEqual((done.returncode, done.stdout), (2, ""), args)
             self.assertIn(word, done.stderr)
