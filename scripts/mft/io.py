@@ -469,6 +469,9 @@ class Run:
         import pandas as pd
 
         order = self._attr("history", "columns", "")
+        if not isinstance(order, str):
+            raise RunFileError(f"{self.path}: the attribute /history.columns is {type(order).__name__}, not the "
+                               "comma-separated column names (text)")
         first = [k for k in (order.split(",") if order else HISTORY_COLUMNS) if k in hist]
         columns = [k for k in first + sorted(k for k in hist if k not in first) if k not in HISTORY_VECTORS]
         return pd.DataFrame({k: hist[k] for k in columns}, columns=columns)

@@ -120,6 +120,10 @@ def _history_rows(run, step, history):
             raise RunFileError(f"{run.path}: no /history, so no row of step {step}")
         return [(0 if history else None, outputs.measures(run))]
     steps = frame["step"].to_numpy()
+    if steps.dtype.kind not in "iu" and not (steps.dtype.kind == "f" and np.all(np.isfinite(steps))
+                                             and np.all(steps == np.round(steps))):
+        raise RunFileError(f"{run.path}: /history/step holds values that are not whole numbers "
+                           f"({steps.dtype}, e.g. {next((s for s in steps if s != s or s != round(s)), steps[0])})")
     columns = [c for c in frame.columns if c != "step"]
     if history:
         last = {int(s): i for i, s in enumerate(steps)}  # a repeated step: its last row
@@ -189,6 +193,11 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False):
                                f"({', '.join(f'{k}={v}' for k, v in zip(keys, where)) or 'no dimensions'}){hint}")
         seen[where] = len(seen)
 
+    for k in keys:  # a coordinate is sorted: text and numbers do not mix
+        kinds = {isinstance(coordinate(cfg[k]), str): path for path, cfg in zip(paths, configs)}
+        if len(kinds) == 2:
+            raise RunFileError(f"{k}: text in {kinds[True]} and a number in {kinds[False]}; a dimension's values are "
+                               "of one kind")
     records = []
     for path, cfg, run_rows in zip(paths, configs, rows):
         for row_step, values in run_rows:

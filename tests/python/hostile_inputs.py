@@ -118,6 +118,36 @@ class HostileRunFile(unittest.TestCase):
             f.create_group("data/tokens")
         self.refused(self.variant("tokens-group.h5", tokens), "/data/tokens is a group, not a dataset")
 
+    def test_many_runs_and_the_history_table(self):
+        """open_runs and history_frame on values of the wrong kind: one
+        RunFileError line naming the file or key."""
+        from mft import runs
+
+        def text_columns(f):
+            f["history"].attrs["columns"] = 3.0
+        self.refused(self.variant("columns.h5", text_columns), "/history.columns", "not the",
+                     read=lambda run: run.history_frame())
+
+        def nan_step(f):
+            step = f["history/step"][...].astype(float)
+            step[1] = np.nan
+            del f["history/step"]
+            f["history/step"] = step
+        path = self.variant("nan-step.h5", nan_step)
+        with self.assertRaises(mft_io.RunFileError) as caught:
+            runs.open_runs([path])
+        self.assertIn("not whole numbers", str(caught.exception))
+
+        def text_heads(f):
+            f["config"].attrs["model.heads"] = "three"
+        mixed = self.variant("text-heads.h5", text_heads)
+        with self.assertRaises(mft_io.RunFileError) as caught:
+            runs.open_runs([self.path, mixed], dims=["model.heads"])
+        message = str(caught.exception)
+        self.assertNotIn("\n", message)
+        for w in ("model.heads", "text in", mixed, "a number in", self.path):
+            self.assertIn(w, message)
+
     def test_not_regular_files(self):
         fifo = self.tmp / "fifo.h5"
         os.mkfifo(fifo)
