@@ -149,9 +149,6 @@ def plot_single(path, hist, cfg, args, plt):
     ax.grid(True, which="both", alpha=0.3)
     handles = ax.get_legend_handles_labels()[0] + handles
     ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
-    out = output_of(args)
-    h5checks.save_figure(fig, out, dpi=120, bbox_inches="tight")
-
     print(f"run: {path}, {len(tau)} history rows, tau in [{tau[0]:.6g}, {tau[-1]:.6g}]")
     print(f"R: {R[0]:.6e} -> {R[-1]:.6e}")
     if "test_risk" in hist:
@@ -172,6 +169,8 @@ def plot_single(path, hist, cfg, args, plt):
         if fit[3] >= CLEAN:
             print(f"warning: R is not a clean exponential over the window (rms of log residuals {fit[3]:.3g} "
                   f">= {CLEAN}): no fit line drawn; the rate summarises a curve that is not a straight line")
+    out = output_of(args)  # written last: a value that cannot be printed leaves no figure
+    h5checks.save_figure(fig, out, dpi=120, bbox_inches="tight")
     print(f"wrote {out}")
 
 

@@ -73,16 +73,44 @@ def _by_rows(rows):
     return "; ".join(f"{', '.join(names)}: {count} rows" for count, names in groups.items())
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    """A warning (numpy's, matplotlib's, POT's) as one stderr line."""
+    print(f"warning: {_one_line(message)} ({category.__name__})", file=file or sys.stderr)
+
+
 def exit_on_run_file_error(main):
-    """Wraps a tool's `main`: a RunFileError raised anywhere in it (a damaged
-    history found long after `open_run`) ends the program with exit status 1
-    and the one line `error: ...` on stderr instead of a traceback."""
+    """Wraps a tool's `main`, the one error boundary of the tools: a
+    RunFileError raised anywhere in it (a damaged history found long after
+    `open_run`, an output the tool may not write) ends the program with exit
+    status 1 and the one line `error: ...` on stderr; any other exception
+    (a crafted file whose values a reader let through: text where numbers
+    belong, NaN particles) with status 2 and one line naming the files given
+    and the exception (MFT_TRACEBACK=1 shows the traceback instead); every
+    warning is one line `warning: ...`."""
     @functools.wraps(main)
     def guarded(*args, **kwargs):
+        import warnings
+        shown = warnings.showwarning
+        warnings.showwarning = _warning_line
         try:
             return main(*args, **kwargs)
         except RunFileError as e:
             sys.exit(f"error: {_one_line(e)}")
+        except (KeyboardInterrupt, MemoryError) as e:
+            sys.exit(f"error: {'interrupted' if isinstance(e, KeyboardInterrupt) else 'out of memory'}")
+        except Exception as e:
+            if os.environ.get("MFT_TRACEBACK"):
+                raise
+            argv = args[0] if args and isinstance(args[0], (list, tuple)) else sys.argv[1:]
+            # the inputs: the files named on the command line, not as an option's value (-o F)
+            files = list(dict.fromkeys(a for i, a in enumerate(argv) if isinstance(a, str) and os.path.isfile(a)
+                                       and not (i and str(argv[i - 1]).startswith("-"))))
+            where = f"{', '.join(files)}: " if files else ""
+            print(f"error: {where}{type(e).__name__}: {_one_line(e) or 'no message'} (MFT_TRACEBACK=1 shows where)",
+                  file=sys.stderr)
+            sys.exit(2)
+        finally:
+            warnings.showwarning = shown
     return guarded
 
 

@@ -7,6 +7,7 @@ science: the full runs and their criteria lines in docs/EXPERIMENTS.md.
   python3 tests/experiments/check_quick.py DRIVER
 """
 import csv
+import os
 import subprocess
 import sys
 import tempfile
@@ -72,7 +73,8 @@ def main():
         out = Path(tmp)
         cmd = [sys.executable, str(ROOT / "scripts" / "experiments" / f"{name}.py"), "--quick", "--out", str(out),
                "--runs", str(out / "runs"), "--jobs", "2"]
-        done = subprocess.run(cmd, capture_output=True, text=True)
+        # a driver that breaks shows its traceback here (the tools' boundary prints one line otherwise)
+        done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, MFT_TRACEBACK="1"))
         if done.returncode != 0:
             sys.exit(f"FAIL: {' '.join(cmd)} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         table = out / f"{name}-quick.csv"

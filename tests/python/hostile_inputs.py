@@ -235,6 +235,48 @@ class ToolOutputs(unittest.TestCase):
         self.refused(["-m", "mft.scaling", "collect", bench, "--csv", bench], "--csv", "that is the input")
 
 
+class ToolBoundary(unittest.TestCase):
+    """Values a reader lets through but a tool cannot use (text where a
+    number belongs, a key missing from /config, NaN particles): the tools'
+    one boundary turns the exception into one line naming the input, exit
+    status 2, and every warning into one line."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="mft-tool-boundary-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.path = str(self.tmp / "run.h5")
+        write_run(self.path)
+
+    def test_crafted_values(self):
+        def no_heads(f):
+            del f["config"].attrs["model.heads"]
+
+        def text_lambda(f):
+            f["config"].attrs["train.lambda"] = "abc"
+
+        def nan_q(f):
+            f["particles/Q"][...] = np.nan
+
+        def text_risk(f):
+            rows = len(f["history/step"])
+            del f["history/risk"]
+            f["history/risk"] = np.array([b"a"] * rows)
+        for change, tool, words in ((no_heads, "plot_history", ("KeyError", "model.heads")),
+                                    (text_lambda, "plot_history", ("ValueError", "abc")),
+                                    (nan_q, "plot_particles", ("LinAlgError",)),
+                                    (text_risk, "plot_history", ("ValueError",)),
+                                    (text_risk, "compare_runs", ("TypeError",))):
+            path = changed_copy(self.path, self.tmp, f"{change.__name__}.h5", change)
+            inputs = [path, self.path] if tool == "compare_runs" else [path]
+            status, out, err = script(tool, *inputs, "-o", self.tmp / "out.png")
+            self.assertEqual(status, 2, (tool, change.__name__, err))
+            self.assertEqual(len(err.splitlines()), 1, err)
+            self.assertTrue(err.startswith(f"error: {path}"), err)
+            for w in words:
+                self.assertIn(w, err)
+            self.assertFalse((self.tmp / "out.png").exists())
+
+
 class HostileSweepArguments(unittest.TestCase):
     """python3 -m mft.sweep collect and run with outputs that cannot be
     written and run names that leave the runs folder: exit status 2, one

@@ -31,7 +31,7 @@ from mft import sweep  # noqa: E402
 # Damaged run files and hostile sweep tables, run with these tests.
 from damaged_inputs import DamagedRun, HostileSweepTable  # noqa: E402, F401
 # Hostile run files (links, text, kinds of file) and sweep arguments.
-from hostile_inputs import HostileRunFile, HostileSweepArguments, ToolOutputs  # noqa: E402, F401
+from hostile_inputs import HostileRunFile, HostileSweepArguments, ToolBoundary, ToolOutputs  # noqa: E402, F401
 # mft.io in a notebook.
 from notebook import Notebook  # noqa: E402, F401
 # Sweeps run here and collected with their failures.
