@@ -125,7 +125,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
     if (!config.init.file.empty() && !stored)
       collectively(comm, [&] { // a rank's share alone may be non-finite
         read_run_snapshot(config.init.file, "init.file", config.init.snapshot, *problem.particles);
-        require_finite_snapshot(*problem.particles, {}, "init.file", config.init.file,
+        require_sound_snapshot(*problem.particles, {}, 0, "init.file", config.init.file,
                                 "row " + std::to_string(config.init.snapshot) + " of /particles");
       });
     problem.field_options = FieldOptions(config.model, config.run.precision == "mixed");

@@ -68,7 +68,7 @@ Config from_run_configuration(MPI_Comm comm, const Config &given_config, const C
 void read_from_run_particles(MPI_Comm comm, const FromRun &from, Particles &particles) {
   collectively(comm, [&] { // a rank's share alone may be non-finite
     read_run_snapshot(from.path, "--from", from.row, particles);
-    require_finite_snapshot(particles, {}, "--from", from.path, snapshot_of_step(from.step));
+    require_sound_snapshot(particles, {}, from.step, "--from", from.path, snapshot_of_step(from.step));
   });
 }
 

@@ -124,16 +124,27 @@ void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info
   check_new_output(config.output.file, config.output.overwrite, run_inputs(config, info, std::move(inputs)), instead);
 }
 
-void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
-                             const std::string &path, const std::string &snapshot) {
+void require_sound_snapshot(const Particles &particles, const OptimizerState &state, long long step,
+                            const std::string &key, const std::string &path, const std::string &snapshot) {
   const std::string of = " of " + snapshot + " has a non-finite value";
   for (const ParticleSpecies *s : particles.species())
     for (size_t k = 0; k < s->matrices().size(); ++k)
       for (double v : s->values(k))
         if (!std::isfinite(v)) throw InputError(key_error(key, path, "/particles/" + s->matrices()[k].name + of));
-  for (const auto &[array, flat] : state.arrays)
-    for (double v : *flat)
+  for (const auto &[array, flat] : state.arrays) {
+    const bool signed_ok =
+        std::find(state.nonnegative.begin(), state.nonnegative.end(), array) == state.nonnegative.end();
+    for (double v : *flat) {
       if (!std::isfinite(v)) throw InputError(key_error(key, path, "/optimizer/" + array + "_*" + of));
+      if (!signed_ok && v < 0.0)
+        throw InputError(key_error(key, path,
+                                   "/optimizer/" + array + "_* of " + snapshot + " has a negative value, " +
+                                       to_string(ConfigValue{v}) + ", which this optimiser's state cannot hold"));
+    }
+  }
+  if (state.counter && (*state.counter < 0 || *state.counter > step))
+    throw InputError(key_error(key, path, "/optimizer/t of " + snapshot + " is " + std::to_string(*state.counter) +
+                                              ": the optimiser's steps lie in [0, " + std::to_string(step) + "]"));
 }
 
 void read_run_snapshot(const std::string &path, const std::string &key, long long row, Particles &particles,

@@ -374,7 +374,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {
       read_run_snapshot(restart, "--restart", point.row, *problem.particles, optimizer_state);
-      require_finite_snapshot(*problem.particles, optimizer_state, "--restart", restart,
+      require_sound_snapshot(*problem.particles, optimizer_state, point.step, "--restart", restart,
                               snapshot_of_step(point.step));
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,

@@ -32,6 +32,7 @@ def make_fixtures(fx, mpirun, run):
     """The fixtures in fx: two runs of mft (`mpirun(ranks, args, cwd)`, the
     keys `run`), INI files, data files and damaged copies of the run file."""
     for args in (["train", *run, "--train.steps", "4", "--output.file", "good.h5"],
+                 ["train", *run, "--train.method", "adam", "--train.steps", "4", "--output.file", "adam.h5"],
                  ["forward", *run, "--output.file", "fwd.h5"]):
         rc, _, err = mpirun(2, args, fx)
         if rc != 0:
@@ -117,6 +118,15 @@ def make_fixtures(fx, mpirun, run):
     def nan_snapshot(f):  # the last complete snapshot, which a restart reads
         f["particles/Q"][int(f["particles"].attrs["complete"]) - 1, 0, 1, 2, 3] = np.nan
 
+    def adam_state(name, change):  # Adam's state that cannot be, in the snapshot a restart reads
+        shutil.copyfile(p("adam.h5"), p(name))
+        with h5py.File(p(name), "r+") as f:
+            change(f, int(f["particles"].attrs["complete"]) - 1)
+
+    adam_state("adam_negv.h5", lambda f, row: f["optimizer/v_Q"].__setitem__((row, 0, 1, 0, 0), -1.0))
+    adam_state("adam_tneg.h5", lambda f, row: f["optimizer/t"].__setitem__(row, -5))
+    adam_state("adam_tpast.h5", lambda f, row: f["optimizer/t"].__setitem__(row, 5))
+    adam_state("adam_tmax.h5", lambda f, row: f["optimizer/t"].__setitem__(row, 2**63 - 1))
     damaged(fx, "gzipq.h5", gzip_q)
     damaged(fx, "nantok.h5", nan_token)
     damaged(fx, "nansnap.h5", nan_snapshot)

@@ -369,6 +369,10 @@ def make_cases(fx, sp):
         ("compressed Q", "gzipq.h5", ("/particles/Q", "filters")),
         ("non-finite token", "nantok.h5", ("/data/tokens", "non-finite")),
         ("non-finite snapshot", "nansnap.h5", ("/particles/Q", "non-finite")),
+        ("Adam's second moment negative", "adam_negv.h5", ("/optimizer/v_*", "negative value, -1")),
+        ("Adam's t negative", "adam_tneg.h5", ("/optimizer/t of the snapshot of step 4 is -5", "[0, 4]")),
+        ("Adam's t past the step", "adam_tpast.h5", ("/optimizer/t", "is 5", "[0, 4]")),
+        ("Adam's t at 2^63 - 1", "adam_tmax.h5", ("/optimizer/t", "is 9223372036854775807")),
     ]
     for ranks in (2, 3):
         for name, file, expect in restart:

@@ -132,10 +132,12 @@ void read_run_snapshot(const std::string &path, const std::string &key, long lon
 
 // InputError `key = path: /particles/Q of SNAPSHOT has a non-finite value`
 // (or of the optimiser's `state`) for this rank's share of a snapshot just
-// read (`snapshot`: "the snapshot of step 40", "row 2"); call it inside
-// `collectively`.
-void require_finite_snapshot(const Particles &particles, const OptimizerState &state, const std::string &key,
-                             const std::string &path, const std::string &snapshot);
+// read (`snapshot`: "the snapshot of step 40", "row 2"), and for optimiser
+// state that cannot be: a negative entry of an array that cannot hold one
+// (Adam's second moment), a counter outside [0, step] (the snapshot's step;
+// Adam's t counts the steps taken). Call it inside `collectively`.
+void require_sound_snapshot(const Particles &particles, const OptimizerState &state, long long step,
+                            const std::string &key, const std::string &path, const std::string &snapshot);
 // "the snapshot of step S".
 inline std::string snapshot_of_step(long long step) { return "the snapshot of step " + std::to_string(step); }
 

@@ -20,8 +20,9 @@ namespace mft {
 // every particle snapshot under /optimizer and a restart reads it back, so
 // a continued run takes the same steps as a straight one.
 struct OptimizerState {
-  long long *counter = nullptr; // e.g. Adam's t; null: none
+  long long *counter = nullptr; // e.g. Adam's t, the steps it has taken; null: none
   std::vector<std::pair<std::string, std::vector<double> *>> arrays; // by name, e.g. m, v
+  std::vector<std::string> nonnegative; // the arrays that cannot hold a negative entry (a second moment)
   bool empty() const { return counter == nullptr && arrays.empty(); }
 };
 

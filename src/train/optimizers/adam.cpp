@@ -53,7 +53,9 @@ public:
     return out + ")";
   }
 
-  OptimizerState state() override { return {&t_, {{kStateArrays[0], &m_}, {kStateArrays[1], &v_}}}; }
+  OptimizerState state() override {
+    return {&t_, {{kStateArrays[0], &m_}, {kStateArrays[1], &v_}}, {kStateArrays[1]}}; // v: a mean of squares
+  }
 
 private:
   StepGradient &gradient_;
