@@ -172,6 +172,16 @@ DatasetInfo describe(hid_t file, const std::string &path) {
     info.filters += (info.filters.empty() ? "" : ", ") + std::string(name[0] ? name : "unnamed");
   }
   info.outside = storage_outside(file, dcpl);
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t object;
+  if (H5Oget_info3(ds, &object, H5O_INFO_BASIC) >= 0)
+    info.identity = std::to_string(object.fileno) + ":" +
+                    std::string(reinterpret_cast<const char *>(&object.token), sizeof object.token);
+#else
+  H5O_info_t object;
+  if (H5Oget_info2(ds, &object, H5O_INFO_BASIC) >= 0)
+    info.identity = std::to_string(object.fileno) + ":" + std::to_string(object.addr);
+#endif
   H5Eclear2(H5E_DEFAULT);
   info.is_dataset = true;
   return info;

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <type_traits>
 
 namespace mft {
 namespace {
@@ -19,10 +21,18 @@ constexpr hsize_t kAny = static_cast<hsize_t>(-1); // a dimension that may take 
 // converted on reading and the continued run would no longer be the same.
 enum class Stored { Float64, Int64 };
 
+// The largest step a file may hold: tau = step x train.dtau is exact in
+// double below 2^53, and no run takes more steps.
+constexpr long long kMaxStep = 1LL << 53;
+
 struct Checker {
   hid_t file;
   std::string key, path;
   bool append = false; // a restart: the growing datasets will be extended
+  // The datasets described so far, by identity: one object under two names
+  // (a hard link /particles/K -> /particles/Q) would be read, and a restart
+  // would write, as two.
+  mutable std::map<std::string, std::string> seen = {};
 
   [[noreturn]] void refuse(const std::string &why) const { throw InputError(key_error(key, path, why)); }
 
@@ -42,6 +52,10 @@ struct Checker {
                           Stored stored = Stored::Float64, const std::string &expected = "") const {
     const h5::DatasetInfo info = h5::describe(file, name);
     if (const std::string why = info.unreadable(name); !why.empty()) refuse(why);
+    if (!info.identity.empty())
+      if (const auto [at, fresh] = seen.emplace(info.identity, name); !fresh && at->second != name)
+        refuse(name + " and " + at->second + " are one dataset under two names (hard links to one object); a run "
+                                             "file keeps each under its own");
     if (!info.link.empty()) refuse(info.link + "; a run file's objects must be its own (hard links)");
     if (stored == Stored::Float64 ? !info.float64 : !info.int64)
       refuse(name + " is " + info.type_name + "; mft writes it as " + (stored == Stored::Float64 ? "float64" : "int64") +
@@ -87,6 +101,23 @@ struct Checker {
     } catch (const Error &e) {
       refuse(std::string("reading ") + name + " failed (" + e.what() + ")");
     }
+  }
+
+  // The first `rows` rows of the growing one-dimensional dataset `name`,
+  // as T (double or long long: steps stay integers past 2^53), never the
+  // rows declared beyond them (a file may declare 2^40 it never wrote).
+  template <class T> std::vector<T> first_rows(const std::string &name, long long rows) const {
+    static_assert(std::is_same_v<T, double> || std::is_same_v<T, long long>);
+    std::vector<T> out(static_cast<size_t>(std::max(0LL, rows)));
+    if (out.empty()) return out;
+    try {
+      h5::Handle ds = h5::open_dataset(file, name);
+      h5::read_block(ds, {0}, {static_cast<hsize_t>(rows)},
+                     std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, out.data(), false);
+    } catch (const Error &e) {
+      refuse(std::string("reading ") + name + " failed (" + e.what() + ")");
+    }
+    return out;
   }
 };
 
@@ -234,16 +265,20 @@ void check_particles(hid_t file, const Checker &check, const Config &c, const Pa
   for (const auto &[name, info] : matrices) check.rows_at_least(info, name, complete, snapshots_of);
   point.snapshots = complete;
   point.row = complete - 1;
-  const std::vector<double> step_values = check.values("/particles/step");
-  const std::vector<double> tau_values = check.values("/particles/tau");
+  const std::vector<long long> step_values = check.first_rows<long long>("/particles/step", complete);
+  const std::vector<double> tau_values = check.first_rows<double>("/particles/tau", complete);
   for (long long r = 0; r < complete; ++r) {
     if (!std::isfinite(tau_values[r]) || step_values[r] < 0 || (r > 0 && step_values[r] <= step_values[r - 1]))
       check.refuse("/particles/step and /particles/tau are not increasing steps and finite times");
-    if (training && tau_values[r] != step_values[r] * c.train.dtau)
-      check.refuse("/particles/tau of step " + to_string(ConfigValue(static_cast<long long>(step_values[r]))) +
-                   " is " + to_string(ConfigValue(tau_values[r])) + ", not step x train.dtau = " +
-                   to_string(ConfigValue(step_values[r] * c.train.dtau)));
-    point.steps.push_back(static_cast<long long>(step_values[r]));
+    // A step a run can reach: tau = step x dtau stays exact (below 2^53).
+    if (step_values[r] > kMaxStep)
+      check.refuse("/particles/step of row " + std::to_string(r) + " is " + std::to_string(step_values[r]) +
+                   ", beyond the steps a run takes (at most 2^53)");
+    if (training && tau_values[r] != static_cast<double>(step_values[r]) * c.train.dtau)
+      check.refuse("/particles/tau of step " + std::to_string(step_values[r]) + " is " +
+                   to_string(ConfigValue(tau_values[r])) + ", not step x train.dtau = " +
+                   to_string(ConfigValue(static_cast<double>(step_values[r]) * c.train.dtau)));
+    point.steps.push_back(step_values[r]);
     point.taus.push_back(tau_values[r]);
   }
   point.step = point.steps.back();
@@ -299,14 +334,12 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
     else
       check.dataset(p, shape, true, Stored::Float64, " (one per row of /history/step)");
   }
-  std::vector<double> history = check.values("/history/step");
-  history.resize(static_cast<size_t>(hrows));
+  const std::vector<long long> history = check.first_rows<long long>("/history/step", hrows);
   for (size_t i = 1; i < history.size(); ++i)
     if (history[i] <= history[i - 1]) check.refuse("/history/step is not increasing");
-  const auto keep = std::count_if(history.begin(), history.end(),
-                                  [&](double s) { return static_cast<long long>(s) <= point.step; });
+  const auto keep = std::count_if(history.begin(), history.end(), [&](long long s) { return s <= point.step; });
   point.history_rows = keep;
-  point.has_history_row = keep > 0 && static_cast<long long>(history[keep - 1]) == point.step;
+  point.has_history_row = keep > 0 && history[keep - 1] == point.step;
   // Only a run's first snapshot is written before its history row; with
   // output.history_every k, snapshots between rows have none.
   const long long every = c.output.history_every;
@@ -315,7 +348,7 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   // The wall time continues from that row's (none, or NaN in a column a
   // restart added to an older file: from 0).
   if (keep > 0 && h5::exists(file, "/history/wall_time")) {
-    const double before = check.values("/history/wall_time")[keep - 1];
+    const double before = check.first_rows<double>("/history/wall_time", keep)[keep - 1];
     point.wall_time = std::isfinite(before) ? before : 0.0;
   }
   // The row a restart starts from: its held-out measures and kernel are
@@ -323,7 +356,7 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
   if (point.has_history_row)
     for (const HistoryColumn &column : history_columns()) {
       const std::string p = std::string("/history/") + column.name;
-      if (h5::exists(file, p) && !column.length) point.history_row[column.name] = check.values(p)[keep - 1];
+      if (h5::exists(file, p) && !column.length) point.history_row[column.name] = check.first_rows<double>(p, keep)[keep - 1];
     }
 }
 

@@ -141,6 +141,12 @@ def make_corpus(fx):
         # Counts that disagree.
         "h_tau_1e6.h5": lambda f: f["particles/tau"].__setitem__(int(f["particles"].attrs["complete"]) - 1, 1e6),
         "h_steps_rewritten.h5": _steps_rewritten,
+        # One dataset under two names (hard links).
+        "h_k_is_q.h5": lambda f: (f.__delitem__("particles/K"), f.__setitem__("particles/K", f["particles/Q"])),
+        "h_objective_is_risk.h5": lambda f: (f.__delitem__("history/objective"),
+                                             f.__setitem__("history/objective", f["history/risk"])),
+        "h_step_max.h5": lambda f: f["particles/step"].__setitem__(int(f["particles"].attrs["complete"]) - 1,
+                                                                   2**63 - 1),
     }
     for name, change in copies.items():
         changed_copy(fx, name, change)
@@ -192,6 +198,12 @@ def cases(fx, Case, run, shape):
         ("restart", restart, "h_tau_1e6.h5", ("--restart", "/particles/tau of step 4 is 1000000", "train.dtau")),
         ("restart", restart, "h_steps_rewritten.h5", ("--restart", "/particles/tau of step 1 is 0.4", "train.dtau")),
         ("restart", restart, "h_rebuilt.h5", ("--restart", "allocates its chunks incrementally")),
+        ("restart", restart, "h_step_max.h5", ("--restart", "/particles/step of row 2 is 9223372036854775807")),
+        ("restart", restart, "h_k_is_q.h5", ("--restart", "/particles/K and /particles/Q are one dataset")),
+        ("restart", restart, "h_objective_is_risk.h5", ("--restart", "/history/", "one dataset under two names")),
+        ("ntk --from", from_, "h_k_is_q.h5", ("--from", "/particles/K and /particles/Q are one dataset")),
+        ("init.file", init, "h_k_is_q.h5", ("init.file", "/particles/K and /particles/Q are one dataset")),
+        ("ntk --from", from_, "h_step_max.h5", ("--from", "/particles/step of row 2 is 9223372036854775807")),
         ("ntk --from", from_, "h_heads_array.h5", ("--from", "model.heads", "shape (2,)")),
         ("ntk --from", from_, "h_complete_string.h5", ("--from", "/particles.complete", "not an integer")),
         ("ntk --from", from_, "h_q_external.h5", ("--from", "/particles/Q is an external link")),

@@ -76,6 +76,9 @@ struct DatasetInfo {
   // Values kept outside the file (external raw storage, a virtual
   // dataset's sources), described; "" when they are stored in the file.
   std::string outside;
+  // The object itself (its file number and address or token, as bytes):
+  // two names with one identity are hard links to one dataset.
+  std::string identity;
   bool numeric() const { return type_class == H5T_INTEGER || type_class == H5T_FLOAT; }
   // "(3, 4, 8)"
   std::string shape_text() const;
