@@ -116,6 +116,11 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   // mft handles SIGTERM, SIGINT and SIGUSR1 itself (a clean stop); PETSc's
   // handler would abort on them.
   storage_.push_back("-no_signal_handler");
+  // PETSc reads ~/.petscrc, ./.petscrc and ./petscrc unasked: a file in the
+  // working folder could name an output over the run's own (-log_view :F)
+  // or hang the run (a FIFO). mft reads options only where it is told to
+  // (the command line, -options_file, PETSC_OPTIONS).
+  storage_.push_back("-skip_petscrc");
   for (auto &s : storage_) pointers_.push_back(s.data());
   pointers_.push_back(nullptr);
   int pargc = static_cast<int>(storage_.size());

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a hostile user found, kept found: no file without a snapshot, no
 # trajectory files in the working folder, a read-only working folder works,
-# oversized runs are refused before they allocate, and one writer per file.
+# oversized runs are refused before they allocate, one writer per file, and
+# no .petscrc read unasked.
 source "$(dirname "$0")/common.sh"
 
 # kill_run PID NAME: SIGKILL to mpirun and to every rank writing NAME (the
@@ -133,4 +134,16 @@ assert n == f["particles/step"].shape[0] and steps == sorted(steps) and "--train
 assert f["history/step"][-1] == steps[-1]
 print("first run intact:", n, "snapshots, last step", steps[-1])
 PY
+
+# 6. A .petscrc or petscrc in the working folder is not read: one naming
+# the run's own output as a log file, and one that is a FIFO (reading it
+# would wait for a writer), change nothing.
+rm -f rc.h5 .petscrc petscrc
+printf -- '-log_view :%s/rc.h5\n' "$PWD" > .petscrc
+mkfifo petscrc
+mft_run 2 forward "${small[@]}" --output.file rc.h5
+"$PYTHON" -c "import h5py; h5py.File('rc.h5', 'r')['forward']" 2>/dev/null && [ "$status" -eq 0 ] ||
+  { fail "a .petscrc in the working folder was read (exit $status; rc.h5 is not the forward's HDF5 file)"; cat err.txt; }
+grep -q "Performance Summary" out.txt && fail "-log_view of the .petscrc ran"
+rm -f .petscrc petscrc rc.h5
 finish
