@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <mpi.h>
 
@@ -31,6 +32,37 @@ bool is_number(const std::string &s) {
 
 bool takes_value(const std::string &next) {
   return next.empty() || next[0] != '-' || is_number(next);
+}
+
+// The files an options file includes (its `-options_file F` pairs), in
+// order; PETSc's syntax: whitespace-separated words, `#` to the end of a line.
+std::vector<std::string> included_options_files(const std::string &path) {
+  std::ifstream in(path);
+  std::vector<std::string> words, out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream s(line.substr(0, line.find('#')));
+    for (std::string w; s >> w;) words.push_back(w);
+  }
+  for (size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "-options_file") out.push_back(words[i + 1]);
+  return out;
+}
+
+// InputError when options file `path`, or one it includes, includes a file
+// already on the way there (PETSc would recurse until the stack ran out).
+void refuse_options_file_cycles(const std::string &path, std::vector<std::string> &chain) {
+  require_regular_input("-options_file", path);
+  char *real = realpath(path.c_str(), nullptr);
+  const std::string canonical = real ? real : path;
+  std::free(real);
+  if (std::find(chain.begin(), chain.end(), canonical) != chain.end()) {
+    std::string way;
+    for (const std::string &c : chain) way += c + " -> ";
+    throw InputError(key_error("-options_file", path, "includes itself (" + way + canonical + ")"));
+  }
+  chain.push_back(canonical);
+  for (const std::string &next : included_options_files(path)) refuse_options_file_cycles(next, chain);
+  chain.pop_back();
 }
 
 // The options of the database whose names start with `prefix`, in order.
@@ -103,9 +135,18 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   // and by every rank alike (a path may exist on some nodes only).
   try {
     collectively(MPI_COMM_WORLD, [&] {
-      for (size_t i = 0; i < petsc_args.size(); ++i)
-        if (petsc_args[i] == "-options_file")
-          require_regular_input("-options_file", i + 1 < petsc_args.size() ? petsc_args[i + 1] : "");
+      for (size_t i = 0; i < petsc_args.size(); ++i) {
+        const std::string &arg = petsc_args[i];
+        const bool valued = i + 1 < petsc_args.size() && takes_value(petsc_args[i + 1]);
+        if (arg == "-options_file") {
+          std::vector<std::string> chain;
+          refuse_options_file_cycles(valued ? petsc_args[i + 1] : "", chain);
+        }
+        // A type given without its name: PETSc would take the last one it
+        // lists (-depth_ts_rk_type alone ran the tableau 8vr).
+        if (!valued && arg.size() > 5 && arg.compare(arg.size() - 5, 5, "_type") == 0)
+          throw InputError(key_error(arg, "", "needs a value, the name of a type (mft --petsc-help lists them)"));
+      }
     });
   } catch (const Error &e) {
     refused_ = e.what();

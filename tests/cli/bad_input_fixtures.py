@@ -130,6 +130,11 @@ def make_fixtures(fx, mpirun, run):
     damaged(fx, "gzipq.h5", gzip_q)
     damaged(fx, "nantok.h5", nan_token)
     damaged(fx, "nansnap.h5", nan_snapshot)
+    for name, text in (("self.opts", f"-options_file {p('self.opts')}\n"),
+                       ("pair_a.opts", f"# a pair\n-options_file {p('pair_b.opts')}\n"),
+                       ("pair_b.opts", f"-depth_ts_monitor\n-options_file {p('pair_a.opts')}  # back\n")):
+        with open(p(name), "w") as f:
+            f.write(text)
     with open(p("nul.ini"), "wb") as f:
         f.write(b"[model]\nheads = 4\0junk\n")
     with open(p("big.ini"), "wb") as f:
