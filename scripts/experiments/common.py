@@ -220,8 +220,12 @@ def _run_one(run, path, ranks, fresh):
         argv.append("--oversubscribe")
     argv += _argv(run, path)
     log = path.with_suffix(".log")
+    # Several runs at once: Open MPI binds every job's rank 0 to core 0, so
+    # they would share one core while the others idled. Bind nothing.
+    env = dict(os.environ, OMPI_MCA_hwloc_base_binding_policy=os.environ.get("OMPI_MCA_hwloc_base_binding_policy",
+                                                                              "none"))
     with open(log, "w") as out:
-        done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     if done.returncode != 0:
         lines = log.read_text().strip().splitlines()
         errors = [line for line in lines if line.startswith("mft: error")] or lines[-1:] or ["(no output)"]
