@@ -61,7 +61,12 @@ def command(args, row, output, log):
     rest = " ".join(shlex.quote(w) for w in ["train", *row, "--output.file", str(output), "--resume"])
     script = env_script()
     source = f"source {shlex.quote(str(script))} && " if script else ""
-    return f"{source}exec {words} {program} {rest} >>{shlex.quote(str(log))} 2>&1"
+    # Several rows at once: Open MPI binds every job's rank 0 to core 0, so
+    # they would share one core while the others idled. Bind nothing,
+    # unless the binding is set.
+    unbound = ("OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none} "
+               if args.jobs > 1 else "")
+    return f"{source}{unbound}exec {words} {program} {rest} >>{shlex.quote(str(log))} 2>&1"
 
 
 def _refused(text):

@@ -199,6 +199,31 @@ class Python(unittest.TestCase):
         self.assertIn("-m mft.sweep collect runs/sweep-local-0.h5 --table t.csv --report-failed", used)
 
 
+class LocalCommand(unittest.TestCase):
+    """Rows run at once bind no rank to a core (Open MPI binds every job's
+    rank 0 to core 0: they would share it); one row at a time keeps Open
+    MPI's binding, and a binding the user set wins."""
+
+    def test_binding(self):
+        import argparse
+        from mft import sweep_run
+
+        def line(jobs):
+            args = argparse.Namespace(ranks=1, jobs=jobs, mft="mft")
+            return sweep_run.command(args, ["--model.heads", "2"], "out.h5", "out.log")
+        self.assertIn("OMPI_MCA_hwloc_base_binding_policy=${OMPI_MCA_hwloc_base_binding_policy:-none} exec ",
+                      line(2))
+        self.assertNotIn("binding_policy", line(1))
+        shell = line(2).split(" exec ")[0].split("&& ")[-1]
+        for given, expected in ((None, "none"), ("core", "core")):
+            env = {k: v for k, v in os.environ.items() if k != "OMPI_MCA_hwloc_base_binding_policy"}
+            if given:
+                env["OMPI_MCA_hwloc_base_binding_policy"] = given
+            done = subprocess.run(["bash", "-c", shell + ' printenv OMPI_MCA_hwloc_base_binding_policy'],
+                                  env=env, capture_output=True, text=True)
+            self.assertEqual(done.stdout.strip(), expected)
+
+
 @unittest.skipUnless(os.environ.get("MFT"), "needs the built mft (MFT; ctest sets it)")
 class LocalSweep(unittest.TestCase):
     def setUp(self):

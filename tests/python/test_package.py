@@ -35,7 +35,7 @@ from hostile_inputs import HostileRunFile, HostileSweepArguments, ToolBoundary, 
 # mft.io in a notebook.
 from notebook import Notebook  # noqa: E402, F401
 # Sweeps run here and collected with their failures.
-from sweeps import Check, Figure, Grid, LocalSweep, Python, Submit  # noqa: E402, F401
+from sweeps import Check, Figure, Grid, LocalCommand, LocalSweep, Python, Submit  # noqa: E402, F401
 # The token geometry along depth (mft.tokens).
 from token_geometry import TokenGeometry, TokenViews  # noqa: E402, F401
 # The readers of /forward and /ntk.
