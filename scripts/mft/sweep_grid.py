@@ -69,9 +69,10 @@ def parse_axis(text):
     if not out:
         raise sweep.SweepTableError(f"{key}: no values")
     seen = set()
-    twice = next((v for v in out if v in seen or seen.add(v)), None)
-    if twice is not None:
-        raise sweep.SweepTableError(f"{key}: the value {twice} comes twice (each combination is one run)")
+    for v in out:
+        if v in seen:
+            raise sweep.SweepTableError(f"{key}: the value {v} comes twice (each combination is one run)")
+        seen.add(v)
     for v in out:
         if len(v.encode()) > sweep.CELL_LIMIT:
             raise sweep.SweepTableError(f"{key}: a value of {len(v.encode())} bytes; a cell may hold at most "
