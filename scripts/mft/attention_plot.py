@@ -86,8 +86,7 @@ def main(argv=None):
     parser.add_argument("--sequence", type=int, default=0, help="the sequence of each set whose maps are drawn")
     parser.add_argument("-o", "--output", help="the figure (default RUN_attention.png)")
     args = parser.parse_args(argv)
-    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_attention.png", [args.run],
-                                "-o" if args.output else "the figure", figure=True)
+    out = h5checks.figure_output(args.output, os.path.splitext(args.run)[0] + "_attention.png", [args.run])
     run = mft_io.open_run(args.run)
     maps = read_maps(run)
     for name, A in maps.items():

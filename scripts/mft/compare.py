@@ -98,8 +98,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.runs) < 2:
         parser.error("give at least two run files")
-    out = h5checks.check_output(args.output or os.path.join(os.path.dirname(args.runs[0]) or ".", "compare_runs.png"),
-                                args.runs, "-o" if args.output else "the figure", figure=True)
+    out = h5checks.figure_output(args.output, os.path.join(os.path.dirname(args.runs[0]) or ".", "compare_runs.png"),
+                                 args.runs)
 
     runs = [mft_io.open_run(p) for p in args.runs]
     for r in runs:

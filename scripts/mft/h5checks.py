@@ -107,6 +107,12 @@ def check_output(path, inputs=(), option="-o", figure=False):
     return path
 
 
+def figure_output(given, default, inputs):
+    """The figure a tool writes: `given` (its -o) or else `default` (a name
+    beside its input), checked as check_output checks a figure."""
+    return check_output(given or default, inputs, "-o" if given else "the figure", figure=True)
+
+
 def save_figure(fig, path, option="-o", **kwargs):
     """fig.savefig(path), a failure (a folder that refuses the file, a full
     disk) an OutputError of one line."""

@@ -218,11 +218,9 @@ def plot_compare(paths, histories, labels, args, plt):
 
 def output_of(args):
     """The figure a call writes: -o, else beside the (first) run."""
-    if args.output:
-        return args.output
     if len(args.runs) == 1:
-        return os.path.splitext(args.runs[0])[0] + "_history.png"
-    return os.path.join(os.path.dirname(args.runs[0]), "history_compare.png")
+        return args.output or os.path.splitext(args.runs[0])[0] + "_history.png"
+    return args.output or os.path.join(os.path.dirname(args.runs[0]), "history_compare.png")
 
 
 @mft_io.exit_on_run_file_error
@@ -245,7 +243,7 @@ def main(argv=None):
         parser.error(f"--labels: {len(labels)} labels for {len(args.runs)} runs "
                      "(needs two or more runs, one label each)")
 
-    h5checks.check_output(output_of(args), args.runs, "-o" if args.output else "the figure", figure=True)
+    h5checks.figure_output(args.output, output_of(args), args.runs)
     loaded = [load_history(path) for path in args.runs]
 
     import matplotlib

@@ -59,8 +59,7 @@ def main(argv=None):
     parser.add_argument("--slices", type=int_list, default=None,
                         help="depth slices to show (default: up to 4, evenly spaced)")
     args = parser.parse_args(argv)
-    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_particles.png", [args.run],
-                                "-o" if args.output else "the figure", figure=True)
+    out = h5checks.figure_output(args.output, os.path.splitext(args.run)[0] + "_particles.png", [args.run])
 
     run = mft_io.open_run(args.run)
     run.require_species("Q", "K", "V")

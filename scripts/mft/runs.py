@@ -120,10 +120,11 @@ def _history_rows(run, step, history):
             raise RunFileError(f"{run.path}: no /history, so no row of step {step}")
         return [(0 if history else None, outputs.measures(run))]
     steps = frame["step"].to_numpy()
-    if steps.dtype.kind not in "iu" and not (steps.dtype.kind == "f" and np.all(np.isfinite(steps))
-                                             and np.all(steps == np.round(steps))):
-        raise RunFileError(f"{run.path}: /history/step holds values that are not whole numbers "
-                           f"({steps.dtype}, e.g. {next((s for s in steps if s != s or s != round(s)), steps[0])})")
+    if steps.dtype.kind not in "iu":
+        bad = steps[~np.isfinite(steps) | (steps != np.round(steps))] if steps.dtype.kind == "f" else steps
+        if bad.size:
+            raise RunFileError(f"{run.path}: /history/step holds values that are not whole numbers "
+                               f"({steps.dtype}, e.g. {bad[0]})")
     columns = [c for c in frame.columns if c != "step"]
     if history:
         last = {int(s): i for i, s in enumerate(steps)}  # a repeated step: its last row

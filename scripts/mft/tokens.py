@@ -246,8 +246,7 @@ def main(argv=None):
                              "d > 3)")
     parser.add_argument("-o", "--output", help="the figure (default RUN_tokens.png)")
     args = parser.parse_args(argv)
-    out = h5checks.check_output(args.output or os.path.splitext(args.run)[0] + "_tokens.png", [args.run],
-                                "-o" if args.output else "the figure", figure=True)
+    out = h5checks.figure_output(args.output, os.path.splitext(args.run)[0] + "_tokens.png", [args.run])
     run = mft_io.open_run(args.run)
     T, s = read_tokens_depth(run)
     if not 0 <= args.sequence < T.shape[0]:
