@@ -169,7 +169,7 @@ def plot_single(path, hist, cfg, args, plt):
         if fit[3] >= CLEAN:
             print(f"warning: R is not a clean exponential over the window (rms of log residuals {fit[3]:.3g} "
                   f">= {CLEAN}): no fit line drawn; the rate summarises a curve that is not a straight line")
-    out = output_of(args)  # written last: a value that cannot be printed leaves no figure
+    out = output_of([path], args.output)  # written last: a value that cannot be printed leaves no figure
     h5checks.save_figure(fig, out, dpi=120, bbox_inches="tight")
     print(f"wrote {out}")
 
@@ -209,18 +209,18 @@ def plot_compare(paths, histories, labels, args, plt):
         ax.grid(True, which="both", alpha=0.3)
     handles = by_tau.get_legend_handles_labels()[0] + styles
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    out = output_of(args)
+    out = output_of(paths, args.output)
     fig.tight_layout(rect=(0, 0.06 * (1 + (len(handles) - 1) // 4), 1, 1))
     h5checks.save_figure(fig, out, dpi=120)
     print(f"wrote {out}")
     return fig
 
 
-def output_of(args):
+def output_of(runs, output):
     """The figure a call writes: -o, else beside the (first) run."""
-    if len(args.runs) == 1:
-        return args.output or os.path.splitext(args.runs[0])[0] + "_history.png"
-    return args.output or os.path.join(os.path.dirname(args.runs[0]), "history_compare.png")
+    if len(runs) == 1:
+        return output or os.path.splitext(runs[0])[0] + "_history.png"
+    return output or os.path.join(os.path.dirname(runs[0]), "history_compare.png")
 
 
 @mft_io.exit_on_run_file_error
@@ -243,7 +243,7 @@ def main(argv=None):
         parser.error(f"--labels: {len(labels)} labels for {len(args.runs)} runs "
                      "(needs two or more runs, one label each)")
 
-    h5checks.figure_output(args.output, output_of(args), args.runs)
+    h5checks.figure_output(args.output, output_of(args.runs, args.output), args.runs)
     loaded = [load_history(path) for path in args.runs]
 
     import matplotlib
