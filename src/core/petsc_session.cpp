@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <csignal>
 #include <mpi.h>
+#include <unistd.h>
 
 namespace mft {
 namespace {
@@ -21,6 +23,47 @@ PetscErrorCode keep_message(MPI_Comm, int, const char *, const char *, PetscErro
                             PetscErrorType p, const char *mess, void *) {
   if (p == PETSC_ERROR_INITIAL) g_petsc_message = mess ? mess : "";
   return n;
+}
+
+// -fp_trap's report, made before the trap can fire: PETSc's own handler
+// prints an error stack and aborts with its code 72; mft's writes one line
+// (async-signal-safe: write alone) and ends the job as a diverged run.
+char g_trap_rank[24] = "0";
+int g_trap_ranks = 1;
+
+extern "C" void report_fp_trap(int, siginfo_t *info, void *) {
+  const char *what = "a floating-point exception";
+  switch (info ? info->si_code : 0) {
+  case FPE_FLTOVF: what = "a floating-point overflow"; break;
+  case FPE_FLTINV: what = "an invalid floating-point operation (a NaN)"; break;
+  case FPE_FLTDIV:
+  case FPE_INTDIV: what = "a division by zero"; break;
+  case FPE_FLTUND: what = "a floating-point underflow"; break;
+  }
+  const char *parts[] = {"mft: error: -fp_trap = '': ", what, " trapped on rank ", g_trap_rank,
+                         "; the run stops here (a run file keeps its last complete snapshot)\n"};
+  char line[512]; // one write: the lines of ranks trapping at once stay whole (a pipe's write is atomic)
+  size_t n = 0;
+  for (const char *part : parts)
+    for (size_t i = 0; part[i] && n < sizeof line; ++i) line[n++] = part[i];
+  if (write(STDERR_FILENO, line, n) < 0) n = 0;
+  if (g_trap_ranks > 1) MPI_Abort(MPI_COMM_WORLD, kExitDiverged); // the other ranks may wait in a collective
+  _exit(kExitDiverged);
+}
+
+void report_fp_traps_in_one_line() {
+  PetscBool trap = PETSC_FALSE;
+  PetscOptionsGetBool(nullptr, nullptr, "-fp_trap", &trap, nullptr);
+  if (!trap) return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_trap_ranks);
+  std::snprintf(g_trap_rank, sizeof g_trap_rank, "%d", rank);
+  struct sigaction action {};
+  action.sa_sigaction = report_fp_trap;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGFPE, &action, nullptr);
 }
 
 bool is_number(const std::string &s) {
@@ -34,23 +77,15 @@ bool takes_value(const std::string &next) {
   return next.empty() || next[0] != '-' || is_number(next);
 }
 
-// The files an options file includes (its `-options_file F` pairs), in
-// order; PETSc's syntax: whitespace-separated words, `#` to the end of a line.
-std::vector<std::string> included_options_files(const std::string &path) {
-  std::ifstream in(path);
-  std::vector<std::string> words, out;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream s(line.substr(0, line.find('#')));
-    for (std::string w; s >> w;) words.push_back(w);
-  }
-  for (size_t i = 0; i + 1 < words.size(); ++i)
-    if (words[i] == "-options_file") out.push_back(words[i + 1]);
-  return out;
-}
+// Options from whitespace-separated words (PETSc's syntax: a word after an
+// option is its value unless it is an option itself; a negative number is
+// a value), each -options_file read in place; `chain` the files on the way
+// here, to refuse a cycle (PETSc would recurse until the stack ran out).
+void add_options(const std::vector<std::string> &words, std::vector<PetscOption> &out,
+                 std::vector<std::string> &files, std::vector<std::string> &chain);
 
-// InputError when options file `path`, or one it includes, includes a file
-// already on the way there (PETSc would recurse until the stack ran out).
-void refuse_options_file_cycles(const std::string &path, std::vector<std::string> &chain) {
+void add_options_file(const std::string &path, std::vector<PetscOption> &out, std::vector<std::string> &files,
+                      std::vector<std::string> &chain) {
   require_regular_input("-options_file", path);
   char *real = realpath(path.c_str(), nullptr);
   const std::string canonical = real ? real : path;
@@ -60,25 +95,37 @@ void refuse_options_file_cycles(const std::string &path, std::vector<std::string
     for (const std::string &c : chain) way += c + " -> ";
     throw InputError(key_error("-options_file", path, "includes itself (" + way + canonical + ")"));
   }
+  files.push_back(path);
+  std::ifstream in(path);
+  std::vector<std::string> words;
+  for (std::string line; std::getline(in, line);) { // `#` to the end of a line is a comment
+    std::istringstream s(line.substr(0, line.find('#')));
+    for (std::string w; s >> w;) words.push_back(w);
+  }
   chain.push_back(canonical);
-  for (const std::string &next : included_options_files(path)) refuse_options_file_cycles(next, chain);
+  add_options(words, out, files, chain);
   chain.pop_back();
 }
 
-// The options of the database whose names start with `prefix`, in order.
-std::vector<std::pair<std::string, std::string>> options_starting(const std::string &prefix) {
-  std::vector<std::pair<std::string, std::string>> out;
-  char *all = nullptr;
-  if (PetscOptionsGetAll(nullptr, &all) || !all) return out;
-  std::vector<std::string> words;
-  std::istringstream text(all);
-  for (std::string word; text >> word;) words.push_back(word);
-  PetscFree(all);
+void add_options(const std::vector<std::string> &words, std::vector<PetscOption> &out,
+                 std::vector<std::string> &files, std::vector<std::string> &chain) {
   for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].rfind(prefix, 0) != 0) continue;
-    const bool valued = i + 1 < words.size() && (words[i + 1][0] != '-' || is_number(words[i + 1]));
-    out.emplace_back(words[i], valued ? words[i + 1] : "");
+    if (words[i].size() < 2 || words[i][0] != '-' || is_number(words[i])) continue;
+    const bool valued = i + 1 < words.size() && takes_value(words[i + 1]);
+    const std::string value = valued ? words[i + 1] : "";
+    if (words[i] == "-options_file")
+      add_options_file(value, out, files, chain);
+    else
+      out.emplace_back(words[i].substr(1), value);
+    i += valued;
   }
+}
+
+// The options of the database whose names start with `prefix`, in order.
+std::vector<PetscOption> options_starting(const std::string &prefix) {
+  std::vector<PetscOption> out;
+  for (auto &[name, value] : petsc_options_in_database())
+    if (("-" + name).rfind(prefix, 0) == 0) out.emplace_back("-" + name, value);
   return out;
 }
 
@@ -126,27 +173,60 @@ SplitArguments split_arguments(int argc, const char *const *argv) {
   return out;
 }
 
+std::vector<PetscOption> petsc_options_of(const std::vector<std::string> &words,
+                                          std::vector<std::string> *options_files) {
+  std::vector<PetscOption> out;
+  std::vector<std::string> files, chain;
+  std::vector<std::string> all;
+  if (const char *env = std::getenv("PETSC_OPTIONS")) {
+    std::istringstream text(env);
+    for (std::string w; text >> w;) all.push_back(w);
+  }
+  all.insert(all.end(), words.begin(), words.end());
+  add_options(all, out, files, chain);
+  if (options_files) *options_files = files;
+  return out;
+}
+
+std::vector<PetscOption> petsc_options_in_database() {
+  std::vector<PetscOption> out;
+  char *all = nullptr;
+  if (PetscOptionsGetAll(nullptr, &all) || !all) return out;
+  std::vector<std::string> words;
+  std::istringstream text(all);
+  for (std::string word; text >> word;) words.push_back(word);
+  PetscFree(all);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].size() < 2 || words[i][0] != '-' || is_number(words[i])) continue;
+    const bool valued = i + 1 < words.size() && takes_value(words[i + 1]);
+    out.emplace_back(words[i].substr(1), valued ? words[i + 1] : "");
+    i += valued;
+  }
+  return out;
+}
+
 PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::string> &petsc_args,
-                           const char *help) {
+                           const OutputCheck &check_outputs, const char *help) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) MPI_Init(argc, argv);
-  // The files PETSc would read: refused here in mft's words, before PETSc,
-  // and by every rank alike (a path may exist on some nodes only).
+  // The files PETSc would read, and those it would write at its start:
+  // refused here in mft's words, before PETSc, and by every rank alike (a
+  // path may exist on some nodes only).
+  std::vector<PetscOption> start_options;
+  std::vector<std::string> start_files;
   try {
     collectively(MPI_COMM_WORLD, [&] {
-      for (size_t i = 0; i < petsc_args.size(); ++i) {
-        const std::string &arg = petsc_args[i];
-        const bool valued = i + 1 < petsc_args.size() && takes_value(petsc_args[i + 1]);
-        if (arg == "-options_file") {
-          std::vector<std::string> chain;
-          refuse_options_file_cycles(valued ? petsc_args[i + 1] : "", chain);
-        }
+      std::vector<std::string> &options_files = start_files;
+      const std::vector<PetscOption> &options = start_options = petsc_options_of(petsc_args, &options_files);
+      for (const auto &[name, value] : options)
         // A type given without its name: PETSc would take the last one it
         // lists (-depth_ts_rk_type alone ran the tableau 8vr).
-        if (!valued && arg.size() > 5 && arg.compare(arg.size() - 5, 5, "_type") == 0)
-          throw InputError(key_error(arg, "", "needs a value, the name of a type (mft --petsc-help lists them)"));
-      }
+        if (value.empty() && name.size() > 5 && name.compare(name.size() - 5, 5, "_type") == 0)
+          throw InputError(key_error("-" + name, "", "needs a value, the name of a type (mft --petsc-help lists them)"));
+      if (check_outputs)
+        for (const std::string &path : check_outputs(options, options_files))
+          if (access(path.c_str(), F_OK) != 0) created_at_start_.push_back(path);
     });
   } catch (const Error &e) {
     refused_ = e.what();
@@ -166,26 +246,42 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   pointers_.push_back(nullptr);
   int pargc = static_cast<int>(storage_.size());
   char **pargv = pointers_.data();
-  // mft's handler before PetscInitialize: an options file PETSc cannot
-  // parse is then one of mft's lines, not PETSc's error stack. PETSc finds
-  // it on rank 0 alone while the others wait for the options it sends, so
-  // that rank ends the job (exit 2, the code of bad input).
+  // mft's handler before PetscInitialize: an option or an options file
+  // PETSc cannot take is then one of mft's lines, not PETSc's error stack.
+  // PETSc finds a bad options file on rank 0 alone while the others wait for
+  // the options it sends, so on several ranks that rank ends the job (exit
+  // 2, the code of bad input); one rank alone ends as a refused run does.
   PetscPushErrorHandler(keep_message, nullptr);
   if (PetscInitialize(&pargc, &pargv, nullptr, help)) {
-    std::string files;
-    for (size_t i = 0; i + 1 < petsc_args.size(); ++i)
-      if (petsc_args[i] == "-options_file") files += (files.empty() ? "" : ", ") + petsc_args[i + 1];
     std::string why = g_petsc_message.empty() ? std::string("PETSc could not start") : g_petsc_message;
+    g_petsc_message.clear();
     for (char &c : why)
       if (c == '\n') c = ' ';
     if (why.size() > 160) why = why.substr(0, 160) + "..."; // it may quote the file: a bounded excerpt
-    const std::string line = files.empty() ? key_error("PETSc", "", why)
-                                           : key_error("-options_file", files, "PETSc cannot read it: " + why);
-    std::fprintf(stderr, "mft: error: %s\n", line.c_str());
-    std::fflush(stderr);
+    std::string line;
+    for (const auto &[name, value] : start_options)
+      if (line.empty() && !value.empty() && why.size() >= value.size() &&
+          why.compare(why.size() - value.size(), value.size(), value) == 0)
+        line = key_error("-" + name, value, why); // "Unknown logical value: VALUE"
+    if (line.empty() && !start_files.empty())
+      line = key_error("-options_file", comma_list(start_files), "PETSc cannot read it: " + why);
+    if (line.empty()) line = key_error("PETSc", "", why);
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (ranks == 1) {
+      refused_ = line;
+      return;
+    }
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) { // the ranks read the same options (an options file: rank 0 reads it)
+      std::fprintf(stderr, "mft: error: %s\n", line.c_str());
+      std::fflush(stderr);
+    }
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   petsc_ = true;
+  report_fp_traps_in_one_line();
 }
 
 PetscSession::~PetscSession() {
@@ -193,6 +289,18 @@ PetscSession::~PetscSession() {
   // outside PETSc's tracking allocator (-malloc_debug), which must not free it.
   if (petsc_) PetscFinalize();
   MPI_Finalize();
+}
+
+void PetscSession::discard_outputs() {
+  if (!petsc_) return;
+  // Written by PetscFinalize: a refused run leaves no log of itself.
+  for (const char *name : {"-log_view", "-log_all", "-log_view_memory", "-malloc_view", "-malloc_dump",
+                           "-memory_view", "-options_view", "-objects_dump"})
+    PetscOptionsClearValue(nullptr, name);
+  // Opened by PetscInitialize (-history, -log_trace, -info): a file this
+  // start created goes (the descriptors PETSc holds write nowhere after).
+  for (const std::string &path : created_at_start_) unlink(path.c_str());
+  created_at_start_.clear();
 }
 
 void PetscSession::check() const {

@@ -4,7 +4,9 @@
 #include <petscts.h>
 
 #include <exception>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mft {
@@ -19,24 +21,50 @@ struct SplitArguments {
 };
 SplitArguments split_arguments(int argc, const char *const *argv);
 
+// A PETSc option: its name without the dash, and its value ("" if none).
+using PetscOption = std::pair<std::string, std::string>;
+
+// The options PETSc will read from PETSC_OPTIONS and `words` (PETSc's share
+// of the command line), each -options_file read in place the way PETSc
+// reads it (whitespace-separated words, `#` to the end of a line a comment),
+// in order; `options_files` receives the files read. InputError
+// `-options_file = F: why` for a file that is not a readable regular file
+// or includes itself (through others or not).
+std::vector<PetscOption> petsc_options_of(const std::vector<std::string> &words,
+                                          std::vector<std::string> *options_files = nullptr);
+
+// Every option of PETSc's database (after PetscInitialize), in order.
+std::vector<PetscOption> petsc_options_in_database();
+
 // MPI_Init, then PetscInitialize with PETSc's share of the command line and
 // an error handler that keeps PETSc's message for petsc_check instead of
-// printing a trace. Finalises both on destruction. An -options_file that is
-// not a readable regular file is not given to PETSc (which would print its
-// error banner and abort): PETSc is not started and check() reports it.
+// printing a trace. Finalises both on destruction. Options PETSc could not
+// take (an -options_file that is not a readable regular file or includes
+// itself, a -..._type without its value) and outputs `check_outputs`
+// refuses are not given to PETSc (which would print its error banner,
+// abort, or write): PETSc is not started and check() reports it.
+// `check_outputs(options, options_files)`, run on every rank before PETSc
+// starts, throws InputError for an output it refuses and returns the files
+// PETSc will open on this rank as it starts (-history, -log_trace, -info).
 class PetscSession {
 public:
+  using OutputCheck =
+      std::function<std::vector<std::string>(const std::vector<PetscOption> &, const std::vector<std::string> &)>;
   PetscSession(int *argc, char ***argv, const std::vector<std::string> &petsc_args,
-               const char *help = nullptr);
+               const OutputCheck &check_outputs = {}, const char *help = nullptr);
   ~PetscSession();
   PetscSession(const PetscSession &) = delete;
   PetscSession &operator=(const PetscSession &) = delete;
   // Throws the InputError of a PETSc option refused before PETSc started.
   void check() const;
+  // For a run refused after PETSc started: PETSc writes no log at its end,
+  // and the files it created as it started are removed.
+  void discard_outputs();
 
 private:
   std::vector<std::string> storage_;
   std::vector<char *> pointers_;
+  std::vector<std::string> created_at_start_; // by PetscInitialize, on this rank
   std::string refused_; // why PETSc was not started
   bool petsc_ = false;  // PETSc started
 };
