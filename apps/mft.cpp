@@ -6,6 +6,7 @@
 #include "mft/core/config.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/petsc_session.hpp"
+#include "mft/io/petsc_outputs.hpp"
 #include "mft/runs/run_file.hpp"
 #include "mft/core/signals.hpp"
 #include "mft/core/version.hpp"
@@ -122,7 +123,17 @@ int main(int argc, char **argv) {
   // and ends the set-up in one line (exit 75), never a kill.
   mft::install_stop_handlers();
   const mft::SplitArguments split = mft::split_arguments(argc, argv);
-  mft::PetscSession session(&argc, &argv, split.petsc);
+  // PETSc's outputs, judged before it opens any (again once the run's files
+  // are known): never a file the command line or --config names.
+  const auto check_outputs = [&](const std::vector<mft::PetscOption> &options,
+                                 const std::vector<std::string> &options_files) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mft::InputFiles files = mft::files_named_by(split.mft);
+    for (const std::string &file : options_files) files.push_back({"-options_file", file});
+    return mft::check_petsc_outputs(options, rank, files, true);
+  };
+  mft::PetscSession session(&argc, &argv, split.petsc, check_outputs);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
@@ -134,6 +145,7 @@ int main(int argc, char **argv) {
   } catch (const mft::Error &e) {
     // mft's errors are raised on every rank alike: report once, exit cleanly.
     if (rank == 0) std::cerr << "mft: error: " << e.what() << std::endl;
+    if (e.exit_code() == 2) session.discard_outputs(); // bad input leaves nothing behind
     return e.exit_code();
   } catch (const std::bad_alloc &) {
     // One rank short of memory while the others may wait in a collective

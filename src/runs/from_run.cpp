@@ -81,6 +81,7 @@ Config resolve_command_config(MPI_Comm comm, const Config &given_config, const C
   const StoredData source = from.stored();
   const Config config = resolve_config(comm, merged, job, from ? &source : nullptr);
   collectively(comm, [&] {
+    check_petsc_outputs_of_run(config, info, {{"--from", options.from}});
     if (write) check_new_run_file(comm, config, info, {{"--from", options.from}});
   });
   return config;

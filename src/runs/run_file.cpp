@@ -1,6 +1,7 @@
 #include "mft/runs/run_file.hpp"
 
 #include "mft/core/petsc_session.hpp"
+#include "mft/io/petsc_outputs.hpp"
 
 #include "mft/core/error.hpp"
 #include "mft/core/log_events.hpp"
@@ -92,10 +93,16 @@ int rank_of(MPI_Comm comm) {
 RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   RunInfo info;
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
-  if (argc > 0)
-    for (const std::string &word : split_arguments(argc, argv).petsc)
+  if (argc > 0) {
+    const std::vector<std::string> petsc = split_arguments(argc, argv).petsc;
+    for (const std::string &word : petsc)
       if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) && word[1] != '.')
         info.petsc_options.push_back(word.substr(1));
+    try {
+      petsc_options_of(petsc, &info.options_files);
+    } catch (const Error &) { // refused before PETSc started (PetscSession)
+    }
+  }
   MPI_Comm_size(comm, &info.ranks);
   info.program = argc > 0 ? argv[0] : "mft";
   info.launcher = launcher_prefix(info.ranks);
@@ -116,6 +123,16 @@ InputFiles run_inputs(const Config &config, const RunInfo &info, InputFiles inpu
   for (const auto &input : task_inputs(config)) inputs.push_back(input);
   if (!config.init.file.empty()) inputs.push_back({"init.file", config.init.file});
   return inputs;
+}
+
+void check_petsc_outputs_of_run(const Config &config, const RunInfo &info, InputFiles files) {
+  files = run_inputs(config, info, std::move(files));
+  files.push_back({"output.file", config.output.file});
+  files.push_back({"output.log", config.output.log});
+  for (const std::string &file : info.options_files) files.push_back({"-options_file", file});
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  check_petsc_outputs(petsc_options_in_database(), rank, files, false);
 }
 
 void check_new_run_file(MPI_Comm comm, const Config &config, const RunInfo &info, InputFiles inputs,

@@ -328,6 +328,8 @@ TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info
   start.copy = !restart.empty() && options.given.count("output.file") > 0 && !same_file(config.output.file, restart);
   start.output = restart.empty() || start.copy ? config.output.file : restart;
   collectively(comm, [&] {
+    check_petsc_outputs_of_run(config, info, {{"--restart", restart}, {"--from", options.from},
+                                              {"output.file", start.output}});
     if (!restart.empty()) check_restart_config(config, start.point, restart);
     // A restart only goes on: fewer steps than the file has would leave its
     // /config saying a length the file exceeds.

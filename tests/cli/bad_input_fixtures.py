@@ -12,6 +12,7 @@ import numpy as np
 
 import edge_cases
 import hostile_files
+import petsc_output_cases
 
 
 def h5(path, **datasets):
@@ -141,6 +142,7 @@ def make_fixtures(fx, mpirun, run):
         f.write(b"# " + b"x" * (1 << 20) + b"\n[model]\nheads = 4\n")
     hostile_files.make_corpus(fx)
     edge_cases.make_files(fx)
+    petsc_output_cases.make_files(fx)
 
 
 def make_special_files(sp):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import bad_input_fixtures
 import edge_cases
 import hostile_files
+import petsc_output_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV_DEFAULTS = {
@@ -55,14 +56,15 @@ class Case:
     name: str
     args: list             # after `mft`; starts with the command
     expect: tuple          # each entry must occur; a tuple entry: one of them
-    ranks: tuple = (2,)
+    ranks: tuple = (2,)    # 0: mft alone, without mpiexec (a singleton: mpiexec waits 2 s after an error)
     quick: bool = False
 
 
 def mpirun(ranks, args, cwd, limit=TIMEOUT_S):
     """Runs mft under mpiexec in its own process group; returns (rc, out, err);
     rc is None after a timeout (the whole group is killed then)."""
-    cmd = [os.environ["MPIEXEC"], "-q", "-n", str(ranks), os.environ["MFT"], *args]
+    cmd = [os.environ["MPIEXEC"], "-q", "-n", str(ranks), os.environ["MFT"], *args] if ranks else [
+        os.environ["MFT"], *args]
     cap = (lambda: resource.setrlimit(resource.RLIMIT_AS, (VM_CAP, VM_CAP))) if VM_CAP else None
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True, preexec_fn=cap)
@@ -389,7 +391,8 @@ def make_cases(fx, sp):
         cases.append(Case(f"restart other heads [{ranks} ranks]",
                           ["train", "--model.heads", "6", *SHAPE, "--train.steps", "6",
                            "--restart", p("good.h5")], ("model.heads",), (ranks,)))
-    return cases + hostile_files.cases(fx, Case, RUN, SHAPE) + edge_cases.cases(fx, sp, Case)
+    return (cases + hostile_files.cases(fx, Case, RUN, SHAPE) + edge_cases.cases(fx, sp, Case) +
+            petsc_output_cases.cases(fx, sp, Case, RUN))
 
 
 # ---------------------------------------------------------------- checks

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a hostile user found, kept found: no file without a snapshot, no
 # trajectory files in the working folder, a read-only working folder works,
-# oversized runs are refused before they allocate, one writer per file, and
-# no .petscrc read unasked.
+# oversized runs are refused before they allocate, one writer per file, no
+# .petscrc read unasked, PETSc's own files where they belong and -fp_trap in
+# one line.
 source "$(dirname "$0")/common.sh"
 
 # kill_run PID NAME: SIGKILL to mpirun and to every rank writing NAME (the
@@ -146,4 +147,45 @@ mft_run 2 forward "${small[@]}" --output.file rc.h5
   { fail "a .petscrc in the working folder was read (exit $status; rc.h5 is not the forward's HDF5 file)"; cat err.txt; }
 grep -q "Performance Summary" out.txt && fail "-log_view of the .petscrc ran"
 rm -f .petscrc petscrc rc.h5
+# PETSC_OPTIONS is read (mft's users set it), under the same rules: an
+# options file that includes itself, or a log onto the run's output, is one
+# line and nothing written.
+printf -- '-options_file self.opts\n' > self.opts
+for options in "-options_file self.opts" "-log_view :$PWD/env.h5"; do
+  PETSC_OPTIONS="$options" mft_run 2 forward "${small[@]}" --output.file env.h5
+  if [ "$status" -ne 2 ] || [ "$(wc -l <err.txt)" -ne 1 ] || [ -e env.h5 ] ||
+     ! grep -q "^mft: error: -\(options_file\|log_view\) = " err.txt; then
+    fail "PETSC_OPTIONS=$options: exit $status, env.h5 $([ -e env.h5 ] && echo written || echo absent)"; cat err.txt
+  else
+    echo "ok: PETSC_OPTIONS=$options: $(cat err.txt)"
+  fi
+done
+rm -f self.opts env.h5
+
+# 7. PETSc's files, where nothing of the run is, are written as PETSc
+# writes them (bad_inputs.py refuses them on every file of a run), and
+# -fp_trap stops the run in one line of mft's, not PETSc's error stack.
+mft_run 2 train "${small[@]}" --train.steps 2 --output.file pv.h5 -log_view :pv_log.txt \
+  -depth_ts_monitor ascii:pv_mon.txt -history pv_hist.txt -depth_ts_view binary:pv_view.bin
+[ "$status" -eq 0 ] || { fail "a run with PETSc's log, monitor, history and viewer files: exit $status"; cat err.txt; }
+# -log_trace writes nothing beside -log_view (PETSc logs to one handler): a run of its own.
+mft_run 2 forward "${small[@]}" --output.file pv2.h5 -log_trace pv_trace -info pv_info
+[ "$status" -eq 0 ] || { fail "a run with PETSc's trace and info files: exit $status"; cat err.txt; }
+for f in pv_log.txt pv_mon.txt pv_hist.txt pv_trace.0 pv_trace.1 pv_info.0 pv_info.1 pv_view.bin pv_view.bin.info; do
+  [ -s "$f" ] || fail "PETSc's file $f is missing or empty"
+done
+grep -q "Performance Summary" pv_log.txt || fail "-log_view :pv_log.txt holds no performance summary"
+grep -q "TS dt" pv_mon.txt || fail "-depth_ts_monitor ascii:pv_mon.txt holds no step: $(head -2 pv_mon.txt)"
+"$PYTHON" -c "import h5py; h5py.File('pv.h5', 'r')['particles/Q']" || fail "pv.h5 is not the run's file"
+rm -f pv.h5 pv2.h5 pv_*
+for ranks in 1 2; do
+  mft_run "$ranks" train "${small[@]}" --train.steps 2 --init.sigma_v 1e300 --output.file fp.h5 -fp_trap
+  if [ "$status" -ne 4 ] || [ "$(grep -c "^mft: error: -fp_trap = '': a floating-point overflow trapped on rank" err.txt)" -lt 1 ] ||
+     grep -q "PETSC ERROR" err.txt || { [ "$ranks" -eq 1 ] && [ "$(wc -l <err.txt)" -ne 1 ]; }; then
+    fail "-fp_trap on $ranks rank(s): exit $status, stderr:"; cat err.txt
+  else
+    echo "ok: -fp_trap on $ranks rank(s): $(head -1 err.txt)"
+  fi
+  rm -f fp.h5 .fp.h5.partial
+done
 finish

@@ -54,6 +54,7 @@ struct RunInfo {
   std::string launcher; // launcher_prefix: "mpirun -n 2", "srun -n 4", or "" alone
   std::string config_file; // --config FILE, an input the output must not be
   std::vector<std::string> petsc_options; // the -options of the command line, without their values
+  std::vector<std::string> options_files; // the -options_file files PETSc read (PETSC_OPTIONS' too)
 };
 
 // Builds RunInfo on every rank from rank 0's clock and the command line.
@@ -104,6 +105,13 @@ long long inspect_particle_file(const std::string &path, const std::string &key,
 // Nothing more is taken once a species' dataset is missing or unreadable
 // (inspect_particle_file says what is wrong with it).
 void resolve_particle_file_shapes(const std::string &path, const std::string &key, Config &config);
+
+// InputError `-OPTION = VALUE: why` when a file a PETSc option writes
+// (petsc_outputs.hpp) is one of this run's files: run_inputs(config, info,
+// `files`), output.file, output.log and the options files; or is no
+// regular file, or has no folder. Every rank judges its own files (-info F
+// writes F.RANK); call it on every rank, before any integrator is made.
+void check_petsc_outputs_of_run(const Config &config, const RunInfo &info, InputFiles files);
 
 // The files this run reads: `inputs` (a restart's file, ntk's --from) with
 // info.config_file, data.file for data.task = file, and init.file.
