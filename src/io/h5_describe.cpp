@@ -187,4 +187,54 @@ DatasetInfo describe(hid_t file, const std::string &path) {
   return info;
 }
 
+std::string unwritten_rows(hid_t file, const std::string &path, hsize_t rows) {
+  Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
+  if (!ds.valid()) {
+    H5Eclear2(H5E_DEFAULT);
+    return ""; // describe() says what it is
+  }
+  Handle space(H5Dget_space(ds)), dcpl(H5Dget_create_plist(ds));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space) : -1;
+  if (rank <= 0 || !dcpl.valid()) return "";
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  dims[0] = std::min(dims[0], rows);
+  for (hsize_t n : dims)
+    if (n == 0) return "";
+  H5D_space_status_t status{};
+  if (H5Dget_space_status(ds, &status) < 0 || status == H5D_SPACE_STATUS_ALLOCATED) return "";
+  const H5D_layout_t layout = H5Pget_layout(dcpl);
+  if (layout == H5D_VIRTUAL) return ""; // its sources are judged as storage outside the file
+  const std::string never = path + " holds values that were never written (";
+  const std::string fill = "; HDF5 would read its fill value)";
+  if (layout != H5D_CHUNKED) return never + "its storage was never allocated" + fill;
+  std::vector<hsize_t> chunk(static_cast<size_t>(rank)), count(dims.size()), at(dims.size(), 0),
+      offset(dims.size());
+  if (H5Pget_chunk(dcpl, rank, chunk.data()) != rank) return "";
+  double total = 1;
+  for (size_t i = 0; i < dims.size(); ++i) total *= static_cast<double>(count[i] = (dims[i] + chunk[i] - 1) / chunk[i]);
+  // Beyond a million chunks, only their number is compared (a count that
+  // falls short is certain; one that does not may still hide a gap).
+  if (total > 1e6) {
+    hsize_t allocated = 0;
+    if (H5Dget_num_chunks(ds, space, &allocated) >= 0 && static_cast<double>(allocated) < total)
+      return never + "only " + std::to_string(allocated) + " of its " +
+             std::to_string(static_cast<long long>(total)) + " chunks were written" + fill;
+    return "";
+  }
+  for (;;) {
+    for (size_t i = 0; i < dims.size(); ++i) offset[i] = at[i] * chunk[i];
+    unsigned mask = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_info_by_coord(ds, offset.data(), &mask, &address, &bytes) < 0 || address == HADDR_UNDEF) {
+      H5Eclear2(H5E_DEFAULT);
+      return never + "its chunk at row " + std::to_string(offset[0]) + " was never written" + fill;
+    }
+    size_t i = dims.size();
+    while (i > 0 && ++at[i - 1] == count[i - 1]) at[--i] = 0;
+    if (i == 0) return "";
+  }
+}
+
 } // namespace mft::h5

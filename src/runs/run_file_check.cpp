@@ -69,6 +69,9 @@ struct Checker {
       want += shape.size() == 1 ? ",)" : ")";
       refuse(name + " has shape " + info.shape_text() + ", expected " + want + expected);
     }
+    if (!growing)
+      if (const std::string why = h5::unwritten_rows(file, name, info.dims.empty() ? 1 : info.dims[0]); !why.empty())
+        refuse(why);
     if (growing) {
       bool extensible = info.chunked && info.maxdims[0] == H5S_UNLIMITED;
       for (size_t i = 1; extensible && i < shape.size(); ++i) extensible = info.maxdims[i] == info.dims[i];
@@ -93,6 +96,9 @@ struct Checker {
                      const std::string &of) const {
     if (static_cast<long long>(info.dims[0]) < rows)
       refuse(name + " has " + std::to_string(info.dims[0]) + " rows for " + std::to_string(rows) + " " + of);
+    if (const std::string why = h5::unwritten_rows(file, name, static_cast<hsize_t>(std::max(0LL, rows)));
+        !why.empty())
+      refuse(why);
   }
 
   std::vector<double> values(const std::string &name) const {
@@ -332,7 +338,8 @@ void check_history(hid_t file, const Checker &check, const Config &c, RunFileSum
     if (counted)
       check.rows_at_least(check.dataset(p, shape, true), p, hrows, rows_of);
     else
-      check.dataset(p, shape, true, Stored::Float64, " (one per row of /history/step)");
+      check.rows_at_least(check.dataset(p, shape, true, Stored::Float64, " (one per row of /history/step)"), p, hrows,
+                          rows_of);
   }
   const std::vector<long long> history = check.first_rows<long long>("/history/step", hrows);
   for (size_t i = 1; i < history.size(); ++i)

@@ -114,7 +114,8 @@ DataFileShape::Part describe_pair(const h5::Handle &file, const std::string &pat
   const h5::DatasetInfo tokens = h5::describe(file, tokens_name);
   const h5::DatasetInfo targets = h5::describe(file, targets_name);
   for (const auto &[name, info] : {std::pair{&tokens_name, &tokens}, std::pair{&targets_name, &targets}})
-    if (const std::string why = info->unreadable(*name); !why.empty())
+    if (std::string why = info->unreadable(*name); !why.empty() ||
+        !(why = h5::unwritten_rows(file, *name, info->dims.empty() ? 1 : info->dims[0])).empty())
       throw InputError(key_error(key, path, why));
   const auto &shape = tokens.dims;
   if (shape.size() != 3 || shape[0] == 0 || shape[1] == 0 || shape[2] == 0)

@@ -104,6 +104,16 @@ def _rebuilt(fx):
         src.visititems(visit)
 
 
+def _q_partly_unwritten(f):
+    """/particles/Q with its last complete snapshot's chunks never written
+    (allocated incrementally, as h5py does): HDF5 reads them as zeros."""
+    q = f["particles/Q"]
+    values, chunks = q[...], (1,) + q.shape[1:]
+    del f["particles/Q"]
+    new = f.create_dataset("particles/Q", q.shape, "f8", chunks=chunks, maxshape=(None,) + q.shape[1:])
+    new[: int(f["particles"].attrs["complete"]) - 1] = values[: int(f["particles"].attrs["complete"]) - 1]
+
+
 def _data_file(fx, name, tokens):
     """A data file (data.task = file) whose /data/tokens `tokens(f)` makes."""
     with h5py.File(os.path.join(fx, name), "w") as f:
@@ -145,6 +155,7 @@ def make_corpus(fx):
         "h_k_is_q.h5": lambda f: (f.__delitem__("particles/K"), f.__setitem__("particles/K", f["particles/Q"])),
         "h_objective_is_risk.h5": lambda f: (f.__delitem__("history/objective"),
                                              f.__setitem__("history/objective", f["history/risk"])),
+        "h_q_unwritten.h5": _q_partly_unwritten,
         "h_step_max.h5": lambda f: f["particles/step"].__setitem__(int(f["particles"].attrs["complete"]) - 1,
                                                                    2**63 - 1),
     }
@@ -152,6 +163,8 @@ def make_corpus(fx):
         changed_copy(fx, name, change)
     _rebuilt(fx)
     virtual = _virtual_tokens(fx)
+    _data_file(fx, "h_data_unwritten.h5", lambda f: f.create_dataset("data/tokens", (3, 4, 8), "f8", chunks=(1, 4, 8)))
+    _data_file(fx, "h_data_contiguous_unwritten.h5", lambda f: f.create_dataset("data/tokens", (3, 4, 8), "f8"))
     _data_file(fx, "h_data_virtual.h5", lambda f: (f.create_dataset("data/tokens", data=np.zeros((3, 4, 8))),
                                                    virtual(f)))
     with open(os.path.join(fx, "h_raw.bin"), "wb") as raw:
@@ -215,6 +228,13 @@ def cases(fx, Case, run, shape):
         ("init.file", init, "h_q_float32.h5", ("init.file", "/particles/Q is float32")),
         ("init.file", init, "h_q_external.h5", ("init.file", "/particles/Q is an external link")),
         ("init.file", init, "h_particles_soft.h5", ("init.file", "/particles is a soft link")),
+        ("restart", restart, "h_q_unwritten.h5", ("--restart", "/particles/Q")),
+        ("ntk --from", from_, "h_q_unwritten.h5", ("--from", "/particles/Q holds values that were never written",
+                                                     "row 2")),
+        ("init.file", init, "h_q_unwritten.h5", ("init.file", "/particles/Q holds values that were never written")),
+        ("data.file", data, "h_data_unwritten.h5", ("data.file", "/data/tokens holds values that were never written",
+                                                     "row 0")),
+        ("data.file", data, "h_data_contiguous_unwritten.h5", ("data.file", "/data/tokens", "never allocated")),
         ("data.file", data, "h_data_virtual.h5", ("data.file", "/data/tokens", "virtual dataset", "does not exist")),
         ("data.file", data, "h_data_external_raw.h5", ("data.file", "/data/tokens keeps its data in", "external")),
         ("data.file", data, "h_data_compound.h5", ("data.file", "/data/tokens is of type compound")),

@@ -89,6 +89,14 @@ struct DatasetInfo {
 };
 DatasetInfo describe(hid_t file, const std::string &path);
 
+// Why the first `rows` rows of the dataset at `path` hold values never
+// written ("NAME holds values that were never written (its chunk at row 3
+// was never written; HDF5 would read its fill value)"); "" when every chunk
+// (or the contiguous storage) holding them was allocated. A dataset
+// allocated early (as mft creates its own) counts as written: its fill
+// values were written when it grew.
+std::string unwritten_rows(hid_t file, const std::string &path, hsize_t rows);
+
 // The kind of the object at `path` (group, dataset, ...), or
 // H5O_TYPE_UNKNOWN when it cannot be read. The same on HDF5 1.10, 1.12, 1.14.
 H5O_type_t object_type(hid_t loc, const std::string &path);
