@@ -235,6 +235,14 @@ def main(argv=None):
         return 2
 
     from . import io as mft_io
+    # the tools' one error boundary, once the modules it needs are known to be here
+    # (it names the files of the command line: the argument list is passed)
+    words = sys.argv[1:] if argv is None else list(argv)
+    return mft_io.exit_on_run_file_error(lambda _words: _collect_main(args))(words)
+
+
+def _collect_main(args):
+    from . import io as mft_io
     from . import sweep
 
     failed = []
