@@ -79,7 +79,9 @@ TEST(PetscOutputs, AnOutputOntoARunFileIsRefusedByEveryName) {
   EXPECT_NE(refused("log_view", ":" + dir + "/link").find("--config"), std::string::npos);
   EXPECT_NE(refused("log_view", ":" + dir + "/../" + dir.substr(5) + "/new.h5").find("output.file"),
             std::string::npos); // a file yet to be made, by another name
-  EXPECT_EQ(refused("log_trace", dir + "/run.ini"), ""); // it writes run.ini.0
+  EXPECT_NE(refused("log_trace", dir + "/run.ini").find("beside it"), std::string::npos); // run.ini.0
+  EXPECT_NE(refused("malloc_view", ini).find("--config"), std::string::npos);              // run.ini_0
+  EXPECT_EQ(refused("log_trace", dir + "/trace"), "");
   EXPECT_NE(refused("log_view", ":" + dir + "/no/such").find("does not exist"), std::string::npos);
   EXPECT_NE(refused("log_view", ":" + dir).find("folder"), std::string::npos);
   EXPECT_EQ(refused("log_view", ":" + dir + "/log.txt"), "");

@@ -82,16 +82,16 @@ std::vector<PetscOutput> petsc_outputs(const PetscOption &option, int rank) {
   }
   if (name == "log_trace") {
     if (value.empty()) return {};
-    return {{value + "." + r, true}};
+    return {{value + "." + r, true, false, value}};
   }
   if (name == "info") {
     const std::string file = value.substr(0, value.find(':'));
     if (file.empty()) return {};
-    return {{file + "." + r, true}};
+    return {{file + "." + r, true, false, file}};
   }
   if (name == "malloc_view") {
     if (value.empty() || is_logical(value)) return {};
-    return {{value + "_" + r}};
+    return {{value + "_" + r, false, false, value}};
   }
   if (name == "log_all") {
     if (rank != 0 || value == "0" || value == "false" || value == "no" || value == "off" || value == "FALSE")
@@ -155,11 +155,20 @@ std::vector<std::string> check_petsc_outputs(const std::vector<PetscOption> &opt
       const std::string &path = output.path;
       const std::string named = path == value ? path : "it writes " + path + ", which";
       const std::string as = path == value ? path + " is a file" : named;
-      for (const auto &[file_key, file] : files)
-        if (!file.empty() && (same_file(path, file) || canonical_target(path) == canonical_target(file)))
+      const auto is = [](const std::string &a, const std::string &b) {
+        return same_file(a, b) || canonical_target(a) == canonical_target(b);
+      };
+      for (const auto &[file_key, file] : files) {
+        if (file.empty()) continue;
+        if (is(path, file))
           throw InputError(key_error(key, value,
                                      as + " mft reads or writes as " + file_key +
                                          "; PETSc's outputs go to files of their own"));
+        if (!output.stem.empty() && is(output.stem, file))
+          throw InputError(key_error(key, value,
+                                     output.stem + " is a file mft reads or writes as " + file_key + " (PETSc would write " +
+                                         path + " beside it); PETSc's outputs go to files of their own"));
+      }
       struct stat st {};
       if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && stat(path.c_str(), &st) != 0)
         throw InputError(key_error(key, value, named + " is a symbolic link to nothing"));

@@ -30,6 +30,9 @@ struct PetscOutput {
   std::string path;
   bool at_start = false; // opened by PetscInitialize
   bool hdf5 = false;     // an hdf5 viewer's file
+  // For a file named after the one the option gives (F.RANK, F_RANK): F,
+  // which must not be a file of the run either (the option meant it).
+  std::string stem = "";
 };
 
 // The files `option` makes PETSc write on rank `rank` (none for an option
@@ -45,7 +48,8 @@ std::vector<PetscOutput> petsc_outputs(const PetscOption &option, int rank);
 InputFiles files_named_by(const std::vector<std::string> &mft_words);
 
 // InputError `-OPTION = VALUE: why` for the first file an option writes on
-// rank `rank` that is one of `files`, is no regular file, or has no folder;
+// rank `rank` that is one of `files` (or is named after one: -log_trace F
+// with F the run file), is no regular file, or has no folder;
 // `before_start`: also one that is an existing HDF5 file (but for an hdf5
 // viewer's). Returns the files PETSc opens at its start on this rank.
 std::vector<std::string> check_petsc_outputs(const std::vector<PetscOption> &options, int rank,
