@@ -274,10 +274,13 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
     }
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) { // the ranks read the same options (an options file: rank 0 reads it)
-      std::fprintf(stderr, "mft: error: %s\n", line.c_str());
-      std::fflush(stderr);
-    }
+    // The ranks read the same options (an options file: rank 0 reads it),
+    // so rank 0 reports and ends the job; another rank waits for that
+    // rather than end the job first, and reports itself only if rank 0 does
+    // not (it started).
+    for (const double until = MPI_Wtime() + 10; rank != 0 && MPI_Wtime() < until;) sleep(1); // a signal may cut one short
+    std::fprintf(stderr, "mft: error: %s\n", line.c_str());
+    std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   petsc_ = true;
