@@ -66,8 +66,13 @@ def mpirun(ranks, args, cwd, limit=TIMEOUT_S):
     cmd = [os.environ["MPIEXEC"], "-q", "-n", str(ranks), os.environ["MFT"], *args] if ranks else [
         os.environ["MFT"], *args]
     cap = (lambda: resource.setrlimit(resource.RLIMIT_AS, (VM_CAP, VM_CAP))) if VM_CAP else None
+    # After a rank's non-zero exit mpiexec waits odls_base_sigkill_timeout
+    # (+1 s) before it ends the others, here in vain: a refused run's ranks
+    # all end at once (rank 0's line is written before MPI_Finalize, which
+    # no rank leaves before rank 0 reaches it).
+    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="0")
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=cap)
+                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=cap, env=env)
     try:
         out, err = p.communicate(timeout=limit)
         rc = p.returncode
