@@ -3,6 +3,7 @@
 
 #include "mft/core/error.hpp"
 #include "mft/core/input_file.hpp"
+#include "mft/model/particles.hpp"
 
 #include <map>
 #include <sys/stat.h>
@@ -20,6 +21,20 @@ std::string file_value(const RunFileSummary &point, const std::string &key, cons
 }
 
 std::string may_change_list() { return comma_list(keys_a_restart_may_change()); }
+
+// `key` = `text` as the file's run would have resolved it: `auto` (an
+// initial scale) becomes the value the file's sizes give, as the run file
+// records it. Text that does not parse is left to the comparison.
+std::string resolved_text(Config config, const std::string &key, const std::string &text) {
+  try {
+    set_config_key(config, key, text);
+    resolve_readout_outputs(config);
+    resolve_initial_scales(config);
+    return config_value(config, key);
+  } catch (const Error &) {
+    return text;
+  }
+}
 
 } // namespace
 
@@ -45,7 +60,7 @@ Config restart_configuration(MPI_Comm comm, const Config &given_config, const st
         continue;
       }
       const std::string theirs = file_value(point, key, restart);
-      if (text != theirs)
+      if (text != theirs && resolved_text(config, key, text) != resolved_text(config, key, theirs))
         throw InputError(key_error(key, shown(text),
                                    "--restart " + restart + " continues the file's run, which has " + key +
                                        " = " + shown(theirs) + "; a restart takes its keys from the file and "

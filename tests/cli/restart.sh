@@ -33,6 +33,16 @@ mft_run 2 train "${run[@]}" --train.steps 16 --output.file resumed.h5 --resume
 [ "$status" -eq 0 ] || { fail "--resume of an existing file: exit $status"; cat err.txt; }
 grep -q "restart from resumed.h5: step 8" out.txt || fail "--resume did not continue resumed.h5"
 same_runs straight.h5 resumed.h5 || fail "the resumed run differs from the straight run"
+# A key given as `auto` is compared as the run resolved it (the file keeps
+# the number): the same command resumes; another number is refused.
+mft_run 2 train "${run[@]}" --train.steps 8 --init.sigma_qk auto --init.sigma_v auto --output.file auto.h5 --resume
+mft_run 2 train "${run[@]}" --train.steps 16 --init.sigma_qk auto --init.sigma_v auto --output.file auto.h5 --resume
+[ "$status" -eq 0 ] && grep -q "restart from auto.h5: step 8" out.txt ||
+  { fail "--resume with init.sigma_qk = auto (the file holds the resolved scale): exit $status"; cat err.txt; }
+same_runs straight.h5 auto.h5 || fail "the run resumed with auto scales differs from the straight run"
+mft_run 2 train "${run[@]}" --train.steps 24 --init.sigma_qk 0.123 --output.file auto.h5 --resume
+[ "$status" -eq 2 ] && grep -q "init.sigma_qk = 0.123: --restart auto.h5 continues the file's run, which has init.sigma_qk = 0.5" err.txt ||
+  { fail "a resume that changes init.sigma_qk: exit $status"; cat err.txt; }
 before=$(md5sum <fileonly.h5)
 mft_run 2 train --restart fileonly.h5 --model.heads 8
 [ "$status" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] &&
