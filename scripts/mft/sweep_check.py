@@ -12,6 +12,7 @@ import argparse
 import concurrent.futures
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,31 @@ def dry_run(program, args, output, timeout=300):
     said = [line.strip() for line in done.stderr.decode(errors="replace").splitlines() if line.strip()]
     errors = [line for line in said if line.startswith("mft: error:")]
     return (errors or said or [f"mft train --dry-run failed with exit status {done.returncode}"])[-1]
+
+
+def finished_step(program, args, output, timeout=300):
+    """The step of `output` when its run is finished for these row options
+    (`program train --dry-run ARGS --output.file OUTPUT --resume` would
+    continue it from that step and train.steps is that step), else None: no
+    file, a run stopped early to continue, or a file mft would refuse (the
+    row's own run says why)."""
+    if not os.path.isfile(output):
+        return None
+    command = [program, "train", "--dry-run", *args, "--output.file", output, "--resume"]
+    if not any(a == "--run.max_memory" for a in args):
+        command += ["--run.max_memory", NO_MEMORY_LIMIT]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                              env=program_env())
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout.decode(errors="replace")
+    at = re.search(r"^# restart from .*: step (\d+), tau", text, re.M)
+    section = re.search(r"^\[train\]\n((?:[^\[].*\n)*)", text, re.M)
+    steps = section and re.search(r"^steps = (\d+)$", section.group(1), re.M)
+    if done.returncode != 0 or not at or not steps or at.group(1) != steps.group(1):
+        return None
+    return int(at.group(1))
 
 
 def check_rows(table, program, base=None, extra=(), jobs=None):

@@ -4,7 +4,8 @@ array job) becomes `mft train [--config BASE] ROW OPTIONS --output.file
 runs/sweep-NAME-ROW.h5 --resume`, J runs at a time on R ranks each; then the
 runs are collected into runs/sweep-NAME.csv and runs/sweep-NAME.png and
 those that did not finish reported (exit 1 if there was one). Rerunning
-continues unfinished runs and leaves finished ones as they are (--resume).
+continues unfinished runs (--resume) and starts no mft for a finished one
+(its file at its train.steps, as `mft train --dry-run --resume` says).
 
 Before the first run it checks, each refusal one line with exit status 2:
 the table and the mft program (as `mft-sweep check`: every header key is
@@ -133,6 +134,12 @@ def main(argv=None):
     outputs = [folder / f"sweep-{args.name}-{task}.h5" for task in range(len(rows))]
 
     def run(task):
+        # A finished row stays as it is, and mft is not started for it.
+        done_at = sweep_check.finished_step(args.mft, rows[task], str(outputs[task]))
+        if done_at is not None:
+            print(f"[sweep {args.name}] row {task}: finished already ({outputs[task]} is at step {done_at}, "
+                  f"its train.steps): not run", flush=True)
+            return 0
         log = outputs[task].with_suffix(".log")
         done = subprocess.run(["bash", "-c", command(args, rows[task], outputs[task], log)])
         print(f"[sweep {args.name}] row {task}: exit {done.returncode} ({log})", flush=True)

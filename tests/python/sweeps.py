@@ -8,6 +8,7 @@ columns (swept keys, seed, held-out risk, status) and figure (the mean over
 seeds with a band, a panel per swept key), the Python the tools run under
 ($MFT_PYTHON), and the Slurm submission with its site options."""
 import csv
+import io
 import math
 import os
 import shutil
@@ -270,6 +271,43 @@ class LocalSweep(unittest.TestCase):
                              [("junk.h5", "failed"), ("sweep-t-0.h5", "complete"), ("sweep-t-9.h5", "failed")])
         done = self.sweep("collect", "--report-failed", "runs/sweep-t-0.h5", "runs/sweep-t-1.h5")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+
+    def test_rerun_skips_finished_rows_and_continues_stopped_ones(self):
+        """Re-running a sweep starts no mft for a finished row and continues a
+        stopped one to the particles of an uninterrupted run, with auto
+        scales in the table (the files record the resolved numbers)."""
+        table = self.tmp / "table.csv"
+        table.write_text("model.heads,init.sigma_qk,init.seed,data.sequences,data.tokens,model.slices,train.steps\n"
+                         "2,auto,1,6,5,2,4\n3,auto,2,6,5,2,4\n")
+        run = ["run", table, "--ranks", "1", "--name", "r", "--mft", os.environ["MFT"]]
+        first = self.sweep(*run)
+        self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
+        files = [self.tmp / "runs" / f"sweep-r-{i}.h5" for i in (0, 1)]
+        straight = [f.read_bytes() for f in files]
+        again = self.sweep(*run)
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        for i in (0, 1):
+            self.assertIn(f"row {i}: finished already (runs/sweep-r-{i}.h5 is at step 4, its train.steps): not run",
+                          again.stdout)
+        self.assertNotIn("exit", again.stdout.replace("exit 0", ""))
+        self.assertEqual([f.read_bytes() for f in files], straight, "a rerun changed a finished run")
+        # Row 1 stopped at step 2 (as a stop signal leaves it): the rerun continues it alone.
+        files[1].unlink()
+        stopped = subprocess.run([os.environ["MFT"], "train", "--model.heads", "3", "--init.sigma_qk", "auto",
+                                  "--init.seed", "2", "--data.sequences", "6", "--data.tokens", "5",
+                                  "--model.slices", "2", "--train.steps", "2", "--output.file", str(files[1])],
+                                 capture_output=True, text=True, cwd=self.tmp)
+        self.assertEqual(stopped.returncode, 0, stopped.stderr)
+        resumed = self.sweep(*run)
+        self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
+        self.assertIn("row 0: finished already", resumed.stdout)
+        self.assertIn("row 1: exit 0", resumed.stdout)
+        import h5py
+        import numpy as np
+        with h5py.File(files[1], "r") as f, h5py.File(io.BytesIO(straight[1]), "r") as g:
+            self.assertEqual(int(f["particles/step"][-1]), 4)
+            for name in ("Q", "K", "V"):
+                np.testing.assert_array_equal(f["particles/" + name][-1], g["particles/" + name][-1])
 
     def test_grid_with_base_and_seeds(self):
         """A grid over M, L and seeds with a base and options for every row:
