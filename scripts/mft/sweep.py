@@ -38,8 +38,10 @@ Two comment lines are settings that every row shares:
                                           values (the last key varies fastest): VALUES is
                                           a comma-separated list (CSV quoting for a value
                                           holding commas) of values and inclusive integer
-                                          ranges A:B or A:B:STEP (init.seed=1:3 is 1,2,3);
-                                          to stdout or TABLE (mft-sweep grid --help)
+                                          ranges A:B or A:B:STEP (init.seed=1:3 is 1,2,3),
+                                          an empty value the key's default; `A zip B`
+                                          pairs two keys' values, `+` joins blocks of
+                                          rows; to stdout or TABLE (mft-sweep grid --help)
   mft-sweep count TABLE                   prints the number of rows
   mft-sweep args TABLE TASK               prints row TASK (0-based) as mft options: --config
                                           BASE, --key value ..., the shared options; each

@@ -11,11 +11,21 @@ model.heads=2,4,8,16 is four values, init.seed=1:3 is 1, 2, 3 and
 train.steps=100:400:100 is 100, 200, 300, 400; a value holding commas is
 quoted as in CSV ('readout.weights="0.5,0.25","1,0"'). The table has one
 row per combination, the first key varying slowest and the last fastest
-(so the seeds, given last, are neighbours). The base (a regular file) is
-written with its absolute path, so that the table can be run from any
-folder.
+(so the seeds, given last, are neighbours). An empty value is the key's
+default (an empty cell: the key is not given): init.sigma_qk=,0.1 is the
+default and 0.1. The base (a regular file) is written with its absolute
+path, so that the table can be run from any folder.
+
+Grids compose: `A zip B` pairs two keys' values one to one (equal counts)
+instead of combining every one with every other; `+` joins blocks of rows
+one after the other, each block its own grid, and a key one block lacks is
+empty (the default) in its rows. zip binds tighter than the product, and
+the product tighter than +. A quoted argument may hold several KEY=VALUES
+(a block).
 
   mft-sweep grid model.heads=2,4,8,16 init.seed=1:3 --base run.ini -o heads.csv -- --train.steps 500
+  mft-sweep grid "model.heads=4,8 init.seed=1:2" + "model.attention=relu init.sigma_qk=0.1 init.seed=1:2"
+  mft-sweep grid model.heads=4,8,16 zip train.dtau=0.1,0.05,0.02 init.seed=1:3
 """
 import argparse
 import csv
@@ -62,12 +72,10 @@ def parse_axis(text):
                 raise sweep.SweepTableError(f"{key}: the range {item} has {count} values; a grid may have at most "
                                             f"{sweep.ROW_LIMIT} rows")
             out += [str(v) for v in range(first, last + 1, step)]
-        elif item:
-            out.append(item)
         else:
-            raise sweep.SweepTableError(f"{key}={values}: an empty value (give at least one value, none empty)")
+            out.append(item)  # "" is the key's default: an empty cell
     if not out:
-        raise sweep.SweepTableError(f"{key}: no values")
+        out = [""]
     seen = set()
     for v in out:
         if v in seen:
@@ -80,18 +88,90 @@ def parse_axis(text):
     return key, out
 
 
-def grid(axes):
-    """(keys, rows) of the product of `axes`, [(key, values)], the last
-    key varying fastest."""
-    keys = [k for k, _ in axes]
+def words_of(arguments):
+    """The grid's words: each argument split at blanks outside double quotes,
+    a piece that is neither KEY=..., '+' nor 'zip' joined to the one before
+    (a value list may hold ', ' between quoted values)."""
+    words = []
+    for argument in arguments:
+        pieces, piece, quoted = [], "", False
+        for c in argument:
+            if c == '"':
+                quoted = not quoted
+            if c.isspace() and not quoted:
+                if piece:
+                    pieces.append(piece)
+                piece = ""
+            else:
+                piece += c
+        if piece:
+            pieces.append(piece)
+        for piece in pieces:
+            starts = piece in ("+", "zip") or re.match(r"[A-Za-z0-9_.-]+=", piece)
+            if words and not starts and words[-1] not in ("+", "zip"):
+                words[-1] += " " + piece
+            else:
+                words.append(piece)
+    return words
+
+
+def zipped(a, b):
+    """(keys, rows) of two blocks paired row by row."""
+    if len(a[1]) != len(b[1]):
+        raise sweep.SweepTableError(f"zip: {', '.join(a[0])} has {len(a[1])} values and {', '.join(b[0])} "
+                                    f"{len(b[1])}; zip pairs them one to one")
+    return a[0] + b[0], [x + y for x, y in zip(a[1], b[1])]
+
+
+def block(words):
+    """(keys, rows) of one block: KEY=VALUES words, each a term of the
+    product, `zip` pairing the terms on its sides."""
+    terms, pending = [], False
+    for word in words:
+        if word == "zip":
+            if not terms or pending:
+                raise sweep.SweepTableError("zip: it pairs the KEY=VALUES on its two sides")
+            pending = True
+            continue
+        key, values = parse_axis(word)
+        term = ([key], [[v] for v in values])
+        terms.append(zipped(terms.pop(), term) if pending else term)
+        pending = False
+    if pending or not terms:
+        raise sweep.SweepTableError("zip: it pairs the KEY=VALUES on its two sides" if pending else
+                                    "an empty block (give KEY=VALUES on each side of +)")
+    keys = [k for t in terms for k in t[0]]
     twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
     if twice is not None:
         raise sweep.SweepTableError(f"{twice} is given twice (give all its values in one KEY=VALUES)")
-    rows = math.prod(len(v) for _, v in axes)
+    rows = math.prod(len(t[1]) for t in terms)
     if rows > sweep.ROW_LIMIT:
-        raise sweep.SweepTableError(f"{' x '.join(str(len(v)) for _, v in axes)} = {rows} combinations; a grid may "
-                                    f"have at most {sweep.ROW_LIMIT} rows")
-    return keys, [list(values) for values in itertools.product(*(v for _, v in axes))]
+        raise sweep.SweepTableError(f"{' x '.join(str(len(t[1])) for t in terms)} = {rows} combinations; a grid "
+                                    f"may have at most {sweep.ROW_LIMIT} rows")
+    return keys, [[v for part in combo for v in part] for combo in itertools.product(*(t[1] for t in terms))]
+
+
+def composed(arguments):
+    """(keys, rows) of the grid's arguments: blocks joined by '+', a key a
+    block lacks empty (its default) in that block's rows."""
+    blocks, current = [], []
+    for word in words_of(arguments) + ["+"]:
+        if word == "+":
+            blocks.append(block(current))
+            current = []
+        else:
+            current.append(word)
+    keys = list(dict.fromkeys(k for b in blocks for k in b[0]))
+    rows = [[dict(zip(b[0], r)).get(k, "") for k in keys] for b in blocks for r in b[1]]
+    if len(rows) > sweep.ROW_LIMIT:
+        raise sweep.SweepTableError(f"{len(rows)} rows; a grid may have at most {sweep.ROW_LIMIT}")
+    seen = {}
+    for i, r in enumerate(rows):
+        if tuple(r) in seen:
+            raise sweep.SweepTableError(f"rows {seen[tuple(r)]} and {i} are one run ("
+                                        + ", ".join(f"{k}={v or 'default'}" for k, v in zip(keys, r)) + ")")
+        seen[tuple(r)] = i
+    return keys, rows
 
 
 def base_file(base):
@@ -142,7 +222,8 @@ def main(argv):
     parser = argparse.ArgumentParser(prog=f"mft-sweep {command}", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     if command == "grid":
-        parser.add_argument("axes", nargs="+", metavar="KEY=VALUES", help="a key and its values")
+        parser.add_argument("axes", nargs="+", metavar="KEY=VALUES",
+                            help="a key and its values; zip and + compose them (above)")
     else:
         parser.add_argument("table", help="the sweep table to copy")
     parser.add_argument("-o", "--output", required=command == "freeze", metavar="TABLE",
@@ -155,7 +236,7 @@ def main(argv):
         if why:
             raise sweep.SweepTableError(f"the options for every row: {why}")
         if command == "grid":
-            keys, rows = grid([parse_axis(a) for a in args.axes])
+            keys, rows = composed(args.axes)
             base = base_file(args.base) if args.base else None
             comment = "mft-sweep grid " + " ".join(shlex.quote(a) for a in args.axes)
         else:

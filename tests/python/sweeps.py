@@ -52,13 +52,31 @@ class Grid(unittest.TestCase):
                                                       "0.5"])
         self.assertEqual(sweep_grid.parse_axis("train.steps=100:400:100,7")[1], ["100", "200", "300", "400", "7"])
         self.assertEqual(sweep_grid.parse_axis('readout.weights="0.5,0.25", "1,0"')[1], ["0.5,0.25", "1,0"])
-        keys, rows = sweep_grid.grid([("a", ["1", "2"]), ("b", ["x"]), ("c", ["5", "6"])])
+        keys, rows = sweep_grid.composed(["a=1,2", "b=x", "c=5,6"])
         self.assertEqual(rows, [["1", "x", "5"], ["1", "x", "6"], ["2", "x", "5"], ["2", "x", "6"]])
+        # Blocks joined by +, a key a block lacks empty (its default); zip pairs values one to one.
+        keys, rows = sweep_grid.composed(["model.heads=4,8 init.seed=1:2", "+",
+                                          "model.attention=relu init.sigma_qk=0.1 init.seed=1:2"])
+        self.assertEqual(keys, ["model.heads", "init.seed", "model.attention", "init.sigma_qk"])
+        self.assertEqual(rows, [["4", "1", "", ""], ["4", "2", "", ""], ["8", "1", "", ""], ["8", "2", "", ""],
+                                ["", "1", "relu", "0.1"], ["", "2", "relu", "0.1"]])
+        keys, rows = sweep_grid.composed(["a=1,2,3", "zip", "b=x,y,z", "c=5,6"])
+        self.assertEqual((keys, rows[:3]), (["a", "b", "c"], [["1", "x", "5"], ["1", "x", "6"], ["2", "y", "5"]]))
+        self.assertEqual(len(rows), 6)
+        self.assertEqual(sweep_grid.composed(['w="0.5,0.25", "1,0"', "s=,0.1"])[1],
+                         [["0.5,0.25", ""], ["0.5,0.25", "0.1"], ["1,0", ""], ["1,0", "0.1"]])
+        done = command(self.tmp, "grid", "model.heads=4,8 init.seed=1:2", "+",
+                       "model.attention=relu init.sigma_qk=0.1 init.seed=1:2", "-o", "u.csv")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(len(sweep.sweep_rows(str(self.tmp / "u.csv"))), 6)
+        self.assertEqual(sweep.sweep_args(str(self.tmp / "u.csv"), 4),
+                         ["--init.seed", "1", "--model.attention", "relu", "--init.sigma_qk", "0.1"])
         # to stdout, a quoted value read back whole
         done = command(self.tmp, "grid", 'readout.weights="0.5,0.25",1')
         self.assertEqual(done.stdout.splitlines()[1:], ["readout.weights", '"0.5,0.25"', "1"])
-        for bad, word in (("a=3:1", "empty"), ("a=1,1", "twice"), ("a=", "no values"), ("a", "KEY=VALUES"),
-                          ("output.file=x", "may not set"), ("a=1,,2", "empty value"), ('a="1', "quote")):
+        for bad, word in (("a=3:1", "empty"), ("a=1,1", "twice"), ("a=,", "twice"), ("a", "KEY=VALUES"),
+                          ("output.file=x", "may not set"), ('a="1', "quote"), ("a=1,2 zip b=1", "zip pairs"),
+                          ("zip a=1", "two sides"), ("a=1 + a=1", "one run"), ("a=1 +", "empty block")):
             done = command(self.tmp, "grid", bad, "-o", "bad.csv")
             self.assertEqual(done.returncode, 2, bad)
             self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
