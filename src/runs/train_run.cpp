@@ -213,10 +213,12 @@ std::unique_ptr<RunFile> open_train_file(MPI_Comm comm, const Config &config, co
     file = RunFile::reopen(output, *problem.grid, *problem.particles, copy ? "output.file" : "--restart", std::move(lock));
     file->keep_optimizer_state(state, *problem.particles);
     file->continue_from(point, config, shape);
+    file->annotate_history("end", "running"); // until this start ends (a killed run keeps it)
   } else if (write) {
     file = std::make_unique<RunFile>(output, *problem.grid, config, info, problem.data, *problem.particles, &shape,
                                      &problem.test_data, &problem.baselines);
     file->annotate_history("method", trainer.optimizer().describe());
+    file->annotate_history("end", "running");
     file->keep_optimizer_state(state, *problem.particles);
     // The initial particles go to disk before any computation: every file
     // that exists is readable and restartable.
@@ -438,9 +440,15 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
     // A diverged run keeps its file: the history and snapshots up to the
     // failure are what its user needs to look at. The failure is what the
     // run reports, whatever closing the file then meets.
+    const bool diverged = dynamic_cast<const DivergedError *>(&e) != nullptr;
     progress->write("end", {{"step", static_cast<double>(result.last_step)}},
-                    {{"status", dynamic_cast<const DivergedError *>(&e) ? "diverged" : "failed"}, {"error", e.what()}});
+                    {{"status", diverged ? "diverged" : "failed"}, {"error", e.what()}});
     try {
+      // A divergence is agreed by every rank (collective writes); so is the close.
+      if (file && diverged) {
+        file->annotate_history("end", "diverged");
+        file->annotate_history("end_error", e.what());
+      }
       if (file) file->close();
     } catch (const Error &) {
     }
@@ -451,6 +459,7 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   result.risk_initial = result.risks.front();
   result.risk_final = result.risks.back();
   try {
+    if (file) file->annotate_history("end", result.stopped ? "stopped" : "done");
     if (file) file->close();
   } catch (const Error &e) {
     progress->write("end", {{"step", static_cast<double>(result.last_step)}}, {{"status", "failed"}, {"error", e.what()}});

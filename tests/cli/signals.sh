@@ -107,11 +107,14 @@ mft_run 2 train "${run[@]}" --train.steps 100000 --train.max_walltime 2 --output
 grep -q "stopped by train.max_walltime" out.txt || fail "max_walltime: no stop line"
 last_is_snapshot wall.h5 || fail "max_walltime: the last step has no snapshot"
 step=$("$PYTHON" -c "import h5py; print(h5py.File('wall.h5', 'r')['history/step'][-1])")
+[ "$("$PYTHON" -c "import h5py; print(h5py.File('wall.h5', 'r')['history'].attrs['end'])")" = stopped ] ||
+  fail "max_walltime: /history.end is not stopped"
 mft_run 2 train "${run[@]}" --train.steps $((step + 3)) --restart wall.h5
 [ "$status" -eq 0 ] || { fail "restart after max_walltime: exit $status"; cat err.txt; }
 "$PYTHON" -c "
 import h5py
 f = h5py.File('wall.h5', 'r')
 assert f['history/step'][-1] == $step + 3, f['history/step'][-1]
+assert f['history'].attrs['end'] == 'done', f['history'].attrs['end']
 " || fail "the restart did not continue to step $((step + 3))"
 finish

@@ -15,7 +15,15 @@ import h5py
 f = h5py.File('div.h5', 'r')
 assert list(f['history/step'][:]) == [0], f['history/step'][:]
 assert list(f['particles/step'][:]) == [0]
-" || fail "div.h5 does not hold the state before the failure"
+end = f['history'].attrs['end']
+assert end == 'diverged' and 'training step 1' in f['history'].attrs['end_error'], dict(f['history'].attrs)
+" || fail "div.h5 does not hold the state before the failure and /history.end = diverged"
+# A run that ends its steps records done.
+mft_run 1 train --train.steps 2 --output.file done.h5
+"$PYTHON" -c "
+import h5py
+assert h5py.File('done.h5', 'r')['history'].attrs['end'] == 'done'
+" || fail "a finished run's /history.end is not done"
 "$PYTHON" -c "
 import json
 events = [json.loads(line) for line in open('div.jsonl')]
