@@ -424,6 +424,19 @@ class Run:
             rows = next(iter(lengths.values()), 0)
         return {name: self._read("history/" + name, slice(0, rows)) for name in lengths}
 
+    @property
+    def end(self):
+        """How the run's last start ended, from /history.end: "done",
+        "stopped" (a signal or train.max_walltime), "diverged", or "running"
+        (it still runs, or was killed); None for a file from before the
+        attribute or without a history."""
+        if not self._has("history"):
+            return None
+        value = self._attr("history", "end")
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        return value if isinstance(value, str) else None
+
     def training_history(self, columns=("step", "tau", "risk", "objective")):
         """`history` for a tool that needs a training run's: RunFileError
         when the file has no /history, no complete row, or lacks one of

@@ -1,5 +1,5 @@
 """Collects the runs of a sweep: one row per run with its status (complete,
-stopped, failed), the keys the sweep varies, the seed, and the final risk R,
+stopped, diverged, failed; a diverged run's final measures blank), the keys the sweep varies, the seed, and the final risk R,
 objective Q, step count and held-out measures of its history; a table on
 stdout and in a CSV file, and a figure of the final risk against each swept
 key, the mean over seeds with the band from the lowest to the highest seed.
@@ -31,7 +31,9 @@ COLUMNS = FIRST + [SEED] + MEASURES  # the columns of a collection with no swept
 # Keys that differ between the runs of a sweep without being swept: each
 # run's own file and log.
 NOT_SWEPT = ("output.",)
-STATUSES = ("complete", "stopped", "failed")
+STATUSES = ("complete", "stopped", "diverged", "failed")
+# The measures a diverged run leaves blank: its last values are no result.
+DIVERGED_BLANK = ("R", "Q", "test_risk", "test_accuracy")
 
 
 def is_seed(key):
@@ -53,12 +55,19 @@ def _read_run(path):
     with mft_io.open_run(path) as run:
         hist = run.training_history()
         cfg = run.config
+        end = run.end
+        end_error = run._attr("history", "end_error") if end == "diverged" else None
     last = int(hist["step"][-1])
     steps = int(cfg.get("train.steps", last))
     measures = {"M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]), "steps": last,
                 "tau": float(hist["tau"][-1]), "R0": float(hist["risk"][0]), "R": float(hist["risk"][-1]),
                 "Q": float(hist["objective"][-1]), "test_risk": _final(hist, "test_risk"),
                 "test_accuracy": _final(hist, "test_accuracy")}
+    if end == "diverged":
+        # Recorded by the run itself (/history.end): its last values are no result.
+        measures.update({k: math.nan for k in DIVERGED_BLANK})
+        error = _text(end_error) if end_error is not None else "non-finite values"
+        return cfg, measures, "diverged", f"diverged at step {last} of {steps}: {error}"
     if last < steps:
         # The run's own words when its log lies beside it (a local sweep's
         # runs/sweep-NAME-ROW.log): an error line is a failure, a divergence

@@ -260,15 +260,19 @@ class LocalSweep(unittest.TestCase):
         done = self.sweep("run", full, "--jobs", "2", "--ranks", "1", "--name", "t", "--mft", os.environ["MFT"])
         self.assertEqual(done.returncode, 1, done.stdout + done.stderr)  # one row diverged
         self.assertIn("row 2: exit 4", done.stdout)
-        # The run's log beside its file says why: a divergence is a failure.
-        self.assertRegex(done.stdout, r"failed: runs/sweep-t-2\.h5: failed at step 0 of 3: training step 1: .*not finite")
+        # The run's file says how it ended (/history.end), and why.
+        self.assertRegex(done.stdout,
+                         r"failed: runs/sweep-t-2\.h5: diverged at step 0 of 3: training step 1: .*not finite")
         self.assertIn("2 of 3 runs finished", done.stdout)
         with open(self.tmp / "runs" / "sweep-t.csv") as f:
             collected = list(csv.DictReader(f))
         # every run, each with its status; the table's keys as columns
         self.assertEqual([(r["file"], r["model.heads"], r["train.dtau"], r["steps"], r["status"]) for r in collected],
-                         [("sweep-t-0.h5", "2", "0.01", "3", "complete"), ("sweep-t-2.h5", "2", "1e9", "0", "failed"),
+                         [("sweep-t-0.h5", "2", "0.01", "3", "complete"), ("sweep-t-2.h5", "2", "1e9", "0", "diverged"),
                           ("sweep-t-1.h5", "3", "0.01", "3", "complete")])
+        # a diverged run's final values are no result: blank
+        self.assertEqual([(r["R"], r["Q"]) for r in collected if r["status"] == "diverged"], [("", "")])
+        self.assertTrue(all(r["R"] for r in collected if r["status"] == "complete"))
         self.assertTrue((self.tmp / "runs" / "sweep-t.png").stat().st_size > 0)
         finished = (self.tmp / "runs" / "sweep-t-0.h5").read_bytes()
         again = self.sweep("run", full, "--jobs", "2", "--ranks", "1", "--name", "t", "--mft", os.environ["MFT"])
