@@ -46,7 +46,10 @@ Exit status 0 when every check passes, 1 otherwise.
 import argparse
 import sys
 
-import numpy as np
+from mft.tool_python import analysis_python
+
+analysis_python()  # a python3 without numpy runs this again under the one scripts/env.sh finds
+import numpy as np  # noqa: E402
 
 from mft import io as mft_io
 from mft import reference as ref

@@ -6,7 +6,10 @@ the final risk against M and L (mft.sweep).
 """
 import sys
 
-from mft.sweep import main
+from mft.tool_python import analysis_python
+
+analysis_python()  # a python3 without h5py runs this again under the one scripts/env.sh finds
+from mft.sweep import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

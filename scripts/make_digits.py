@@ -34,7 +34,10 @@ import argparse
 import os
 import sys
 
-import numpy as np
+from mft.tool_python import analysis_python
+
+analysis_python()  # a python3 without numpy runs this again under the one scripts/env.sh finds
+import numpy as np  # noqa: E402
 
 SOURCE = "sklearn.datasets.load_digits (UCI optical recognition of handwritten digits, 8x8)"
 LAYOUT = ("4 tokens per image: 4x4 patches top-left, top-right, bottom-left, bottom-right; "

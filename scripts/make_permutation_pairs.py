@@ -27,7 +27,10 @@ import argparse
 import os
 import sys
 
-import numpy as np
+from mft.tool_python import analysis_python
+
+analysis_python()  # a python3 without numpy runs this again under the one scripts/env.sh finds
+import numpy as np  # noqa: E402
 
 SOURCE = "mft permutation pairs: same tokens, same last token, another order, other targets"
 

@@ -177,7 +177,7 @@ def main(argv=None):
         print(f"error: {why}", file=sys.stderr)
         return 2
     if args.mft is None:
-        from .sweep_run import environment  # it imports this module
+        from .tool_python import environment
         args.mft = environment()[0]
         if not args.mft or not os.access(args.mft, os.X_OK):
             print(f"error: no mft program{' at ' + args.mft if args.mft else ''}: build it (scripts/test.sh) "

@@ -26,30 +26,7 @@ import sys
 from pathlib import Path
 
 from . import sweep, sweep_check
-
-
-def env_script():
-    """env.sh of this checkout (scripts/env.sh) or installation
-    (PREFIX/share/mft/env.sh), or None (a pip installation)."""
-    package = Path(__file__).resolve().parent
-    candidates = [package.parent / "env.sh"]
-    if len(package.parents) > 3:  # PREFIX/lib/python3/dist-packages/mft
-        candidates.append(package.parents[3] / "share" / "mft" / "env.sh")
-    return next((c for c in candidates if c.is_file()), None)
-
-
-def environment():
-    """(mft program, Python) as scripts/env.sh finds them: $MFT or
-    MFT_PROGRAM, and $MFT_PYTHON or the first python3 with h5py ('' when
-    it finds none, or when there is no env.sh)."""
-    script = env_script()
-    if script is None:
-        return os.environ.get("MFT") or os.environ.get("MFT_PROGRAM") or "", os.environ.get("MFT_PYTHON", "")
-    done = subprocess.run(["bash", "-c", 'source "$1" >/dev/null 2>&1; printf "%s\\0%s" '
-                                         '"${MFT:-${MFT_PROGRAM:-}}" "${MFT_PYTHON:-}"', "env", str(script)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    program, _, python = done.stdout.partition("\0")
-    return program, python
+from .tool_python import env_script, environment
 
 
 def command(args, row, output, log):

@@ -247,6 +247,24 @@ class ToolBoundary(unittest.TestCase):
         self.path = str(self.tmp / "run.h5")
         write_run(self.path)
 
+    def test_a_python_without_h5py(self):
+        """A tool started by a Python without numpy and h5py (here: with no
+        site packages) runs again under MFT_PYTHON; with none to run, one
+        line and exit 2."""
+        bare = [PYTHON, "-S", str(SCRIPTS / "plot_history.py"), self.path, "-o", str(self.tmp / "h.png")]
+        env = {k: v for k, v in os.environ.items() if k != "MFT_TOOL_PYTHON_CHOSEN"}
+        done = subprocess.run(bare, capture_output=True, text=True, timeout=120, env=dict(env, MFT_PYTHON=PYTHON))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue((self.tmp / "h.png").stat().st_size > 0)
+        done = subprocess.run(bare, capture_output=True, text=True, timeout=120,
+                              env=dict(env, MFT_PYTHON=PYTHON, MFT_TOOL_PYTHON_CHOSEN="1"))
+        self.assertEqual((done.returncode, len(done.stderr.splitlines())), (2, 1), done.stderr)
+        self.assertIn("lacks numpy, h5py", done.stderr)
+        done = subprocess.run(bare, capture_output=True, text=True, timeout=120,
+                              env=dict(env, MFT_PYTHON=str(self.tmp / "no-python")))
+        self.assertEqual((done.returncode, len(done.stderr.splitlines())), (2, 1), done.stderr)
+        self.assertIn("cannot run it", done.stderr)
+
     def test_crafted_values(self):
         def no_heads(f):
             del f["config"].attrs["model.heads"]
