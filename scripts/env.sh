@@ -97,3 +97,34 @@ mft_build() {
   fi
   cmake --build "$MFT_BUILD" -j "$(mft_cores)"
 }
+
+# mft_build_progress: mft_build that says what it does and shows cmake's
+# percentage on one line (rewritten in place on a terminal, a line every 10 %
+# elsewhere); the whole output goes to $MFT_BUILD/build.log, and on a failure
+# its last 60 lines are shown.
+mft_build_progress() {
+  mkdir -p "$MFT_BUILD"
+  local log="$MFT_BUILD/build.log" shown=-10 line percent status errexit=
+  echo "building mft in $MFT_BUILD with $(mft_cores) jobs (a first build takes minutes; log: $log)"
+  [[ $- == *e* ]] && errexit=1
+  set +e
+  mft_build 2>&1 | tee "$log" | while IFS= read -r line; do
+    [[ $line =~ ^\[\ *([0-9]+)%\] ]] || continue
+    percent=${BASH_REMATCH[1]}
+    if [ -t 1 ]; then
+      printf '\r  %3d %%' "$percent"
+    elif [ "$percent" -ge $((shown + 10)) ]; then
+      echo "  $percent %"
+      shown=$percent
+    fi
+  done
+  status=${PIPESTATUS[0]}
+  [ -n "$errexit" ] && set -e
+  if [ -t 1 ]; then printf '\n'; fi
+  if [ "$status" -ne 0 ]; then
+    echo "the build failed (exit $status); the end of $log:"
+    tail -n 60 "$log"
+    return "$status"
+  fi
+  echo "built $MFT_BUILD/apps/mft"
+}

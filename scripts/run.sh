@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the default main job, `mft
-# train` on the built-in default problem, on 2 ranks (MFT_RANKS to change).
+# Installs what is missing, builds (its progress on one line), and runs the
+# default main job, `mft train` on the built-in default problem, on 2 ranks
+# (MFT_RANKS to change).
 # Extra arguments go to mft train, e.g.
 #   scripts/run.sh --model.heads 128 --train.steps 500 -depth_ts_monitor
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$MFT_ROOT/scripts/install-deps.sh"
-mft_build >/dev/null
+mft_build_progress
 ranks=${MFT_RANKS:-2}
 oversubscribe=()
 [ "$(mft_cores)" -lt "$ranks" ] && oversubscribe=(--oversubscribe)

@@ -4,6 +4,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$MFT_ROOT/scripts/install-deps.sh"
-mft_build
+mft_build_progress
 cd "$MFT_BUILD"
+echo "running the tests (ctest $*)"
 ctest --output-on-failure "$@"
