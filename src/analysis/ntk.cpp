@@ -117,7 +117,7 @@ std::vector<NtkSpectrum> ntk_spectra(Problem &problem, const std::vector<std::st
   collectively(grid.world(), [&] { solver.solve(mine.tokens.data(), X1.data()); });
   collectively(grid.world(), [&] {
     TokenData one{1, data.n, data.d, d_out, std::vector<double>(static_cast<size_t>(data.n * data.d)),
-                  std::vector<double>(static_cast<size_t>(d_out))};
+                  std::vector<double>(static_cast<size_t>(d_out)), 0, {}, {}};
     std::vector<double> unit(one.tokens.size());
     for (long long k = 0; k < d_out; ++k)
       for (long long i = 0; i < mine.N; ++i) {

@@ -15,7 +15,7 @@ TokenData make_icl_linear(long long N, long long n, long long d, const SequenceS
   // [A]'s in-context linear regression: tokens (x_j, W x_j) for j < n, the
   // query (x_q, 0) last; target W x_q, with x in R^p, p = d - d_out. A fresh
   // W with rows ~ N(0, I/p) per sequence keeps the labels of unit variance.
-  TokenData data{N, n, d, d_out, std::vector<double>(N * n * d), std::vector<double>(N * d_out)};
+  TokenData data{N, n, d, d_out, std::vector<double>(N * n * d), std::vector<double>(N * d_out), 0, {}, {}};
   const long long p = d - d_out;
   std::vector<double> W(p * d_out), y(d_out);
   for (long long i = 0; i < N; ++i) {
@@ -46,7 +46,7 @@ TokenData make_gaussian(long long N, long long n, long long d, std::uint64_t see
                         long long d_out) {
   // iid N(0, I) tokens; y_i = U mean_j x_ij with one fixed U (the task,
   // from `seed`) whose rows are ~ N(0, (n/d) I): targets of unit variance.
-  TokenData data{N, n, d, d_out, std::vector<double>(N * n * d), std::vector<double>(N * d_out)};
+  TokenData data{N, n, d, d_out, std::vector<double>(N * n * d), std::vector<double>(N * d_out), 0, {}, {}};
   std::vector<double> U(d * d_out), y(d_out);
   RandomStream task(seed, Species::DataTask, 0, 0);
   for (auto &u : U) u = task.normal() * std::sqrt(static_cast<double>(n) / static_cast<double>(d));
@@ -93,7 +93,7 @@ TokenData online_batch(const Config &config, long long step, long long b) {
 }
 
 TokenData split_off(TokenData &data, long long N_keep) {
-  TokenData tail{data.N - N_keep, data.n, data.d, data.d_out, {}, {}};
+  TokenData tail{data.N - N_keep, data.n, data.d, data.d_out, {}, {}, 0, {}, {}};
   const auto cut_tokens = static_cast<std::ptrdiff_t>(N_keep * data.n * data.d);
   const auto cut_targets = static_cast<std::ptrdiff_t>(N_keep * data.d_out);
   tail.tokens.assign(data.tokens.begin() + cut_tokens, data.tokens.end());
@@ -134,7 +134,7 @@ DataFileShape::Part describe_pair(const h5::Handle &file, const std::string &pat
 TokenData read_pair(const h5::Handle &file, const std::string &path, const std::string &tokens_name,
                     const std::string &targets_name, const DataFileShape::Part &part) {
   const std::string key = "data.file";
-  TokenData data{part.N, part.n, part.d, part.d_out, {}, {}};
+  TokenData data{part.N, part.n, part.d, part.d_out, {}, {}, 0, {}, {}};
   try {
     data.tokens = h5::read_doubles(file, tokens_name);
     data.targets = h5::read_doubles(file, targets_name);

@@ -87,7 +87,7 @@ std::vector<FamilyMember> family_members(const Config &c) {
 TokenData make_families(const Config &c) {
   const long long N = c.data.sequences, n = c.data.tokens, d = c.model.d;
   const std::vector<FamilyMember> members = family_members(c);
-  TokenData data{N, n, d, 1, std::vector<double>(N * n * d), std::vector<double>(N)};
+  TokenData data{N, n, d, 1, std::vector<double>(N * n * d), std::vector<double>(N), 0, {}, {}};
   const double e = 1.0 / std::sqrt(static_cast<double>(d)); // every entry of the unit vector e
   std::vector<double> u(d);
   RandomStream task(c.data.seed, Species::DataTask, 0, 0);

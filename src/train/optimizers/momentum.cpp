@@ -44,7 +44,7 @@ public:
     return out + ")";
   }
 
-  OptimizerState state() override { return {nullptr, {{kStateArrays[0], &u_}}}; }
+  OptimizerState state() override { return {nullptr, {{kStateArrays[0], &u_}}, {}}; }
 
 private:
   StepGradient &gradient_;
