@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <csignal>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -77,10 +77,23 @@ bool takes_value(const std::string &next) {
   return next.empty() || next[0] != '-' || is_number(next);
 }
 
-// Options from whitespace-separated words (PETSc's syntax: a word after an
-// option is its value unless it is an option itself; a negative number is
-// a value), each -options_file read in place; `chain` the files on the way
-// here, to refuse a cycle (PETSc would recurse until the stack ran out).
+// The options of whitespace-separated words, PETSc's syntax: a word after
+// an option is its value unless it is an option itself (a negative number
+// is a value).
+std::vector<PetscOption> options_in(const std::vector<std::string> &words) {
+  std::vector<PetscOption> out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].size() < 2 || words[i][0] != '-' || is_number(words[i])) continue;
+    const bool valued = i + 1 < words.size() && takes_value(words[i + 1]);
+    out.emplace_back(words[i].substr(1), valued ? words[i + 1] : "");
+    i += valued;
+  }
+  return out;
+}
+
+// The options of `words`, each -options_file read in place; `chain` the
+// files on the way here, to refuse a cycle (PETSc would recurse until the
+// stack ran out).
 void add_options(const std::vector<std::string> &words, std::vector<PetscOption> &out,
                  std::vector<std::string> &files, std::vector<std::string> &chain);
 
@@ -109,16 +122,11 @@ void add_options_file(const std::string &path, std::vector<PetscOption> &out, st
 
 void add_options(const std::vector<std::string> &words, std::vector<PetscOption> &out,
                  std::vector<std::string> &files, std::vector<std::string> &chain) {
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].size() < 2 || words[i][0] != '-' || is_number(words[i])) continue;
-    const bool valued = i + 1 < words.size() && takes_value(words[i + 1]);
-    const std::string value = valued ? words[i + 1] : "";
-    if (words[i] == "-options_file")
+  for (const auto &[name, value] : options_in(words))
+    if (name == "options_file")
       add_options_file(value, out, files, chain);
     else
-      out.emplace_back(words[i].substr(1), value);
-    i += valued;
-  }
+      out.emplace_back(name, value);
 }
 
 // The options of the database whose names start with `prefix`, in order.
@@ -189,20 +197,13 @@ std::vector<PetscOption> petsc_options_of(const std::vector<std::string> &words,
 }
 
 std::vector<PetscOption> petsc_options_in_database() {
-  std::vector<PetscOption> out;
   char *all = nullptr;
-  if (PetscOptionsGetAll(nullptr, &all) || !all) return out;
+  if (PetscOptionsGetAll(nullptr, &all) || !all) return {};
   std::vector<std::string> words;
   std::istringstream text(all);
   for (std::string word; text >> word;) words.push_back(word);
   PetscFree(all);
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].size() < 2 || words[i][0] != '-' || is_number(words[i])) continue;
-    const bool valued = i + 1 < words.size() && takes_value(words[i + 1]);
-    out.emplace_back(words[i].substr(1), valued ? words[i + 1] : "");
-    i += valued;
-  }
-  return out;
+  return options_in(words);
 }
 
 PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::string> &petsc_args,
@@ -217,15 +218,14 @@ PetscSession::PetscSession(int *argc, char ***argv, const std::vector<std::strin
   std::vector<std::string> start_files;
   try {
     collectively(MPI_COMM_WORLD, [&] {
-      std::vector<std::string> &options_files = start_files;
-      const std::vector<PetscOption> &options = start_options = petsc_options_of(petsc_args, &options_files);
-      for (const auto &[name, value] : options)
+      start_options = petsc_options_of(petsc_args, &start_files);
+      for (const auto &[name, value] : start_options)
         // A type given without its name: PETSc would take the last one it
         // lists (-depth_ts_rk_type alone ran the tableau 8vr).
         if (value.empty() && name.size() > 5 && name.compare(name.size() - 5, 5, "_type") == 0)
           throw InputError(key_error("-" + name, "", "needs a value, the name of a type (mft --petsc-help lists them)"));
       if (check_outputs)
-        for (const std::string &path : check_outputs(options, options_files))
+        for (const std::string &path : check_outputs(start_options, start_files))
           if (access(path.c_str(), F_OK) != 0) created_at_start_.push_back(path);
     });
   } catch (const Error &e) {

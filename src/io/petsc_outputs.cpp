@@ -18,10 +18,16 @@ bool ends_with(const std::string &s, const std::string &end) {
   return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
 }
 
-bool is_logical(const std::string &v) {
-  for (const char *word : {"0", "1", "true", "false", "yes", "no", "on", "off", "TRUE", "FALSE"})
+bool is_false(const std::string &v) {
+  for (const char *word : {"0", "false", "no", "off", "FALSE"})
     if (v == word) return true;
   return false;
+}
+
+bool is_logical(const std::string &v) {
+  for (const char *word : {"1", "true", "yes", "on", "TRUE"})
+    if (v == word) return true;
+  return is_false(v);
 }
 
 std::vector<std::string> fields_of(const std::string &value) {
@@ -94,8 +100,7 @@ std::vector<PetscOutput> petsc_outputs(const PetscOption &option, int rank) {
     return {{value + "_" + r, false, false, value}};
   }
   if (name == "log_all") {
-    if (rank != 0 || value == "0" || value == "false" || value == "no" || value == "off" || value == "FALSE")
-      return {};
+    if (rank != 0 || is_false(value)) return {};
     return {{"Log.0"}};
   }
   if (name == "viewer_binary_filename") {
@@ -148,6 +153,10 @@ InputFiles files_named_by(const std::vector<std::string> &mft_words) {
 
 std::vector<std::string> check_petsc_outputs(const std::vector<PetscOption> &options, int rank,
                                              const InputFiles &files, bool before_start) {
+  // One file by two names, or a name of a file yet to be made.
+  const auto is = [](const std::string &a, const std::string &b) {
+    return same_file(a, b) || canonical_target(a) == canonical_target(b);
+  };
   std::vector<std::string> at_start;
   for (const PetscOption &option : options) {
     const std::string key = "-" + option.first, &value = option.second;
@@ -155,9 +164,6 @@ std::vector<std::string> check_petsc_outputs(const std::vector<PetscOption> &opt
       const std::string &path = output.path;
       const std::string named = path == value ? path : "it writes " + path + ", which";
       const std::string as = path == value ? path + " is a file" : named;
-      const auto is = [](const std::string &a, const std::string &b) {
-        return same_file(a, b) || canonical_target(a) == canonical_target(b);
-      };
       for (const auto &[file_key, file] : files) {
         if (file.empty()) continue;
         if (is(path, file))
