@@ -430,9 +430,15 @@ class Run:
         "stopped" (a signal or train.max_walltime), "diverged", or "running"
         (it still runs, or was killed); None for a file from before the
         attribute or without a history."""
-        if not self._has("history"):
-            return None
-        value = self._attr("history", "end")
+        return self._history_text("end")
+
+    @property
+    def end_error(self):
+        """A diverged run's error line (/history.end_error), or None."""
+        return self._history_text("end_error")
+
+    def _history_text(self, name):
+        value = self._attr("history", name) if self._has("history") else None
         if isinstance(value, bytes):
             value = value.decode("utf-8", "replace")
         return value if isinstance(value, str) else None

@@ -86,19 +86,28 @@ def program_env():
     return env
 
 
-def dry_run(program, args, output, timeout=300):
-    """None when `program train --dry-run ARGS` accepts the options, else
-    mft's message (its last line of error output)."""
-    command = [program, "train", "--dry-run", *args, "--output.file", output]
+def _train_dry_run(program, args, output, *more, timeout=300):
+    """`program train --dry-run ARGS --output.file OUTPUT MORE` (without a
+    memory limit unless ARGS set one): the finished process, or why it
+    could not run (a string)."""
+    command = [program, "train", "--dry-run", *args, "--output.file", output, *more]
     if not any(a == "--run.max_memory" for a in args):
         command += ["--run.max_memory", NO_MEMORY_LIMIT]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        return subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
                               env=program_env())
     except OSError as e:
         return f"{program}: cannot run it ({e.strerror or e})"
     except subprocess.TimeoutExpired:
         return f"{program} train --dry-run: no answer in {timeout} s"
+
+
+def dry_run(program, args, output, timeout=300):
+    """None when `program train --dry-run ARGS` accepts the options, else
+    mft's message (its last line of error output)."""
+    done = _train_dry_run(program, args, output, timeout=timeout)
+    if isinstance(done, str):
+        return done
     if done.returncode == 0:
         return None
     said = [line.strip() for line in done.stderr.decode(errors="replace").splitlines() if line.strip()]
@@ -114,13 +123,8 @@ def finished_step(program, args, output, timeout=300):
     row's own run says why)."""
     if not os.path.isfile(output):
         return None
-    command = [program, "train", "--dry-run", *args, "--output.file", output, "--resume"]
-    if not any(a == "--run.max_memory" for a in args):
-        command += ["--run.max_memory", NO_MEMORY_LIMIT]
-    try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                              env=program_env())
-    except (OSError, subprocess.TimeoutExpired):
+    done = _train_dry_run(program, args, output, "--resume", timeout=timeout)
+    if isinstance(done, str):
         return None
     text = done.stdout.decode(errors="replace")
     at = re.search(r"^# restart from .*: step (\d+), tau", text, re.M)

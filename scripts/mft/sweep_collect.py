@@ -56,7 +56,7 @@ def _read_run(path):
         hist = run.training_history()
         cfg = run.config
         end = run.end
-        end_error = run._attr("history", "end_error") if end == "diverged" else None
+        end_error = run.end_error
     last = int(hist["step"][-1])
     steps = int(cfg.get("train.steps", last))
     measures = {"M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]), "steps": last,
@@ -66,7 +66,7 @@ def _read_run(path):
     if end == "diverged":
         # Recorded by the run itself (/history.end): its last values are no result.
         measures.update({k: math.nan for k in DIVERGED_BLANK})
-        error = _text(end_error) if end_error is not None else "non-finite values"
+        error = end_error or "non-finite values"
         return cfg, measures, "diverged", f"diverged at step {last} of {steps}: {error}"
     if last < steps:
         # The run's own words when its log lies beside it (a local sweep's
