@@ -67,10 +67,10 @@ def mpirun(ranks, args, cwd, limit=TIMEOUT_S):
         os.environ["MFT"], *args]
     cap = (lambda: resource.setrlimit(resource.RLIMIT_AS, (VM_CAP, VM_CAP))) if VM_CAP else None
     # After a rank's non-zero exit mpiexec waits odls_base_sigkill_timeout
-    # (+1 s) before it ends the others, here in vain: a refused run's ranks
-    # all end at once (rank 0's line is written before MPI_Finalize, which
-    # no rank leaves before rank 0 reaches it).
-    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="0")
+    # (+1 s) before it ends the others: one rank has none to wait for. (With
+    # several, ending them at once lets mpiexec's event loop warn on stderr
+    # when a rank calls MPI_Abort.)
+    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="0") if ranks == 1 else None
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True, preexec_fn=cap, env=env)
     try:
