@@ -13,11 +13,12 @@ namespace {
 
 // The file's value of `key` as INI text: its /config entry, or the default
 // for a key added to the format after the file was written.
-std::string file_value(const RunFileSummary &point, const std::string &key, const std::string &path) {
+std::string file_value(const RunFileSummary &point, const std::string &key, const std::string &path,
+                       const std::string &option) {
   const auto it = point.config.find(key);
   if (it != point.config.end()) return it->second;
   if (key_added_to_format(key)) return default_text(key);
-  throw InputError(key_error("--restart", path, "its /config has no key " + key));
+  throw InputError(key_error(option, path, "its /config has no key " + key));
 }
 
 std::string may_change_list() { return comma_list(keys_a_restart_may_change()); }
@@ -41,11 +42,11 @@ std::string resolved_text(Config config, const std::string &key, const std::stri
 std::string shown(const std::string &text) { return text.empty() ? "''" : text; }
 
 Config restart_configuration(MPI_Comm comm, const Config &given_config, const std::set<std::string> &given,
-                             const std::string &restart) {
+                             const std::string &restart, const std::string &option) {
   Config config;
   collectively(comm, [&] {
-    const RunFileSummary point = inspect_run_file(restart, "--restart", true);
-    config = config_from_text(point.config, "--restart " + restart);
+    const RunFileSummary point = inspect_run_file(restart, option, true);
+    config = config_from_text(point.config, option + " " + restart);
     std::map<std::string, std::string> wanted;
     for (const ConfigEntry &e : config_entries(given_config))
       if (given.count(e.key)) wanted[e.key] = to_string(e.value);
@@ -59,10 +60,10 @@ Config restart_configuration(MPI_Comm comm, const Config &given_config, const st
         set_config_key(config, key, text);
         continue;
       }
-      const std::string theirs = file_value(point, key, restart);
+      const std::string theirs = file_value(point, key, restart, option);
       if (text != theirs && resolved_text(config, key, text) != resolved_text(config, key, theirs))
         throw InputError(key_error(key, shown(text),
-                                   "--restart " + restart + " continues the file's run, which has " + key +
+                                   option + " " + restart + " continues the file's run, which has " + key +
                                        " = " + shown(theirs) + "; a restart takes its keys from the file and "
                                        "may change only " + may_change_list() +
                                        " (start a new run to change " + key + ")"));
@@ -89,7 +90,8 @@ std::string resume_target(MPI_Comm comm, const Config &config) {
   return exists ? config.output.file : std::string();
 }
 
-void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path) {
+void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path,
+                          const std::string &option) {
   for (const ConfigEntry &e : config_entries(config)) {
     if (restart_may_change(e.key)) continue;
     const auto it = point.config.find(e.key);
@@ -97,9 +99,9 @@ void check_restart_config(const Config &config, const RunFileSummary &point, con
     if (it == point.config.end() && key_added_to_format(e.key) && here == default_text(e.key))
       continue; // a file from before the key: it computed with the default
     if (it == point.config.end())
-      throw InputError(key_error("--restart", path, "its /config has no key " + e.key));
+      throw InputError(key_error(option, path, "its /config has no key " + e.key));
     if (it->second != here)
-      throw InputError(key_error("--restart", path,
+      throw InputError(key_error(option, path,
                                  e.key + " = " + shown(here) + " differs from the file's " + shown(it->second)));
   }
 }

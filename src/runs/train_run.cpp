@@ -297,6 +297,7 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
 // input checked before anything is computed or written.
 struct TrainStart {
   std::string restart, output;
+  std::string option = "--restart"; // the option that named `restart` (--restart or --resume), as refusals name it
   bool copy = false;
   RunFileSummary point;
   FromRun from;      // --from: a new run from a trained model's snapshot
@@ -311,28 +312,30 @@ TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info
   TrainStart start;
   start.restart = options.resume ? resume_target(comm, given) : options.restart;
   const std::string &restart = start.restart;
+  start.option = options.resume ? "--resume" : "--restart";
+  const std::string &option = start.option;
   if (!restart.empty())
     collectively(comm, [&] {
-      if (rank == 0) check_no_other_writer("--restart", restart);
-      start.point = inspect_run_file(restart, "--restart", true);
+      if (rank == 0) check_no_other_writer(option, restart);
+      start.point = inspect_run_file(restart, option, true);
     });
-  start.stored = {"--restart", restart, start.point.N, start.point.n, start.point.N_test};
+  start.stored = {option, restart, start.point.N, start.point.n, start.point.N_test};
   if (!options.from.empty()) {
     const Config merged = from_run_configuration(comm, given, options, start.from);
     start.stored = start.from.stored();
     start.config = resolve_config(comm, merged, Job::Train, &start.stored);
   } else {
     start.config = restart.empty() ? resolve_config(comm, given, Job::Train)
-                                   : resolve_config(comm, restart_configuration(comm, given, options.given, restart),
+                                   : resolve_config(comm, restart_configuration(comm, given, options.given, restart, option),
                                                     Job::Train, &start.stored);
   }
   const Config &config = start.config;
   start.copy = !restart.empty() && options.given.count("output.file") > 0 && !same_file(config.output.file, restart);
   start.output = restart.empty() || start.copy ? config.output.file : restart;
   collectively(comm, [&] {
-    check_petsc_outputs_of_run(config, info, {{"--restart", restart}, {"--from", options.from},
+    check_petsc_outputs_of_run(config, info, {{option, restart}, {"--from", options.from},
                                               {"output.file", start.output}});
-    if (!restart.empty()) check_restart_config(config, start.point, restart);
+    if (!restart.empty()) check_restart_config(config, start.point, restart, option);
     // A restart only goes on: fewer steps than the file has would leave its
     // /config saying a length the file exceeds.
     if (!restart.empty() && config.train.steps < start.point.step)
@@ -342,10 +345,10 @@ TrainStart prepare_train(MPI_Comm comm, const Config &given, const RunInfo &info
                                      std::to_string(start.point.step) + ", or read the file's snapshots)"));
     if (write && rank == 0)
       check_progress_log(config.output.log,
-                         run_inputs(config, info, {{"--restart", restart}, {"output.file", start.output}}),
+                         run_inputs(config, info, {{option, restart}, {"output.file", start.output}}),
                          !restart.empty() && !options.given.count("output.log"));
     if (write && (restart.empty() || start.copy))
-      check_new_run_file(comm, config, info, {{"--restart", restart}, {"--from", options.from}},
+      check_new_run_file(comm, config, info, {{option, restart}, {"--from", options.from}},
                          restart.empty() ? "continue its run with mft train --restart " + config.output.file +
                                                " (or add --resume)"
                                          : "");
@@ -377,8 +380,8 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
   const OptimizerState optimizer_state = trainer->optimizer().state();
   if (!restart.empty()) // read-only, and checked before anything is written (or a dry run ends)
     collectively(comm, [&] {
-      read_run_snapshot(restart, "--restart", point.row, *problem.particles, optimizer_state);
-      require_sound_snapshot(*problem.particles, optimizer_state, point.step, "--restart", restart,
+      read_run_snapshot(restart, start.option, point.row, *problem.particles, optimizer_state);
+      require_sound_snapshot(*problem.particles, optimizer_state, point.step, start.option, restart,
                               snapshot_of_step(point.step));
     });
   const HistoryShape shape{problem.loss->classifies(), trainer->gradient().minibatches(), problem.test_data.N > 0,

@@ -41,7 +41,7 @@ mft_run 2 train "${run[@]}" --train.steps 16 --init.sigma_qk auto --init.sigma_v
   { fail "--resume with init.sigma_qk = auto (the file holds the resolved scale): exit $status"; cat err.txt; }
 same_runs straight.h5 auto.h5 || fail "the run resumed with auto scales differs from the straight run"
 mft_run 2 train "${run[@]}" --train.steps 24 --init.sigma_qk 0.123 --output.file auto.h5 --resume
-[ "$status" -eq 2 ] && grep -q "init.sigma_qk = 0.123: --restart auto.h5 continues the file's run, which has init.sigma_qk = 0.5" err.txt ||
+[ "$status" -eq 2 ] && grep -q "init.sigma_qk = 0.123: --resume auto.h5 continues the file's run, which has init.sigma_qk = 0.5" err.txt ||
   { fail "a resume that changes init.sigma_qk: exit $status"; cat err.txt; }
 before=$(md5sum <fileonly.h5)
 mft_run 2 train --restart fileonly.h5 --model.heads 8

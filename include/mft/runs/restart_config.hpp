@@ -21,9 +21,11 @@ std::string shown(const std::string &text);
 // the machine rather than the run, are their defaults unless given. A given key that a restart may not change
 // is refused unless its value is the file's: InputError `KEY = VALUE: why`,
 // naming the file's value and the keys a restart may change. Collective on
-// comm (every rank reads /config; all agree on an error).
+// comm (every rank reads /config; all agree on an error). `option`: the
+// command-line option that named the file (--restart or --resume), as the
+// messages name it.
 Config restart_configuration(MPI_Comm comm, const Config &given_config, const std::set<std::string> &given,
-                             const std::string &restart);
+                             const std::string &restart, const std::string &option);
 
 // `mft train --resume`: output.file when it exists (the run to continue),
 // else "" (a new run). Rank 0 decides for all.
@@ -33,6 +35,7 @@ std::string resume_target(MPI_Comm comm, const Config &config);
 // file: InputError naming the first key (but restart_may_change keys) whose
 // value in the resolved `config` (the integrators' types after the PETSc
 // options among them) differs from the file's.
-void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path);
+void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path,
+                          const std::string &option);
 
 } // namespace mft
