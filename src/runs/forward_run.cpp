@@ -32,7 +32,7 @@ std::string forward_header(const Config &config, const Problem &problem, const M
                 config.depth.rk_type.c_str(), problem.solver->steps(), describe_grid(*problem.grid).c_str());
   header << line << "model: " << describe_variant(config, problem) << "\n"
          << "memory: " << memory.summary() << "\n";
-  if (from) header << "particles: " << from.path << ", the snapshot of step " << from.step << "\n";
+  header << particle_source(config, from) << "\n";
   if (rank == 0 && !from)
     if (const std::string note = init_file_differences(config, "forward"); !note.empty()) header << note << "\n";
   return header.str();

@@ -3,6 +3,7 @@
 #include "mft/core/error.hpp"
 #include "mft/runs/restart_config.hpp"
 
+#include <cstdio>
 #include <map>
 
 namespace mft {
@@ -112,6 +113,27 @@ std::string init_file_differences(const Config &config, const std::string &comma
   if (out.empty()) return "";
   return "init.file = " + config.init.file + ": its model differs from this run's in " + out +
          " (mft " + command + " --from " + config.init.file + " runs the file's model)";
+}
+
+std::string particle_source(const Config &config, const FromRun &from) {
+  char line[400];
+  if (from) {
+    std::snprintf(line, sizeof line, "particles: %s, the snapshot of step %lld (tau %g)", from.path.c_str(), from.step,
+                  from.tau);
+    return line;
+  }
+  if (!config.init.file.empty())
+    return "particles: init.file " + config.init.file + ", row " + std::to_string(config.init.snapshot) +
+           " of its /particles";
+  std::snprintf(line, sizeof line, "particles: drawn, init.seed = %llu, init.sigma_qk = %g, init.sigma_v = %g",
+                static_cast<unsigned long long>(config.init.seed), config.init.sigma_qk, config.init.sigma_v);
+  std::string out = line;
+  if (config.model.mlp_particles > 0) {
+    std::snprintf(line, sizeof line, ", init.sigma_w1 = %g, init.sigma_w2 = %g", config.init.sigma_w1,
+                  config.init.sigma_w2);
+    out += line;
+  }
+  return out;
 }
 
 } // namespace mft

@@ -66,10 +66,8 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
       << "memory: " << memory.summary() << "\n";
   if (!memory.checkpoints.empty()) out << memory.checkpoints << "\n";
   out << "blas: " << blas_summary() << "\n";
-  if (from)
-    out << "from " << from.path << ": the particles of step " << from.step << " (tau " << from.tau
-        << "), a new run from step 0\n";
-  else if (rank0_note)
+  if (restart.empty()) out << particle_source(c, from) << (from ? ", a new run from step 0" : "") << "\n";
+  if (!from && rank0_note)
     if (const std::string note = init_file_differences(c, "train"); !note.empty()) out << note << "\n";
   if (!restart.empty()) {
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;

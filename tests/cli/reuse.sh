@@ -13,6 +13,8 @@ model=(--model.causal true --model.attention relu --init.sigma_qk 0.02 --model.h
        --data.sequences 24 --data.test_sequences 6 --train.dtau 0.05)
 mft_run 2 train "${model[@]}" --train.steps 12 --output.file trained.h5 --output.log trained.jsonl
 [ "$status" -eq 0 ] || { fail "training: exit $status"; cat err.txt; }
+grep -q "^particles: drawn, init.seed = 1, init.sigma_qk = [0-9.e-]*, init.sigma_v = [0-9.e-]*$" out.txt ||
+  { fail "train: the header does not say the particles were drawn"; cat out.txt; }
 # The end of a run: where the loop's time went, in shares that add up.
 "$PYTHON" - <<'PY' || { fail "no time split at the end of the run"; cat out.txt; }
 import json, re
@@ -70,12 +72,16 @@ mft_run 1 train --from trained.h5 --restart trained.h5
 # init.file into a model of one's own: the keys that differ, in one line.
 mft_run 1 forward --init.file trained.h5 --model.heads 8 --model.slices 4 --data.sequences 24 --output.file own.h5
 [ "$status" -eq 0 ] || { fail "init.file: exit $status"; cat err.txt; }
+grep -q "^particles: init.file trained.h5, row 2 of its /particles$" out.txt ||
+  { fail "init.file: the header does not name the particles' source"; cat out.txt; }
 grep -q "^init.file = trained.h5: its model differs from this run's in model.attention (file relu, here softmax), model.causal (file true, here false)" out.txt ||
   { fail "init.file does not say which model keys differ"; cat out.txt; }
 
 # train --from: a new run from the snapshot, under new training keys.
 mft_run 2 train --from trained.h5 --train.steps 3 --train.dtau 0.02 --output.file tuned.h5
 [ "$status" -eq 0 ] || { fail "train --from: exit $status"; cat err.txt; }
+grep -q "^particles: trained.h5, the snapshot of step 12 (tau 0.6), a new run from step 0$" out.txt ||
+  { fail "train --from: its header does not name the particles' source"; cat out.txt; }
 "$PYTHON" - <<'PY' || fail "train --from did not start from the trained particles"
 import h5py, numpy as np
 with h5py.File("trained.h5", "r") as t, h5py.File("tuned.h5", "r") as u:

@@ -62,4 +62,9 @@ void adopt_from_run_particles(MPI_Comm comm, const FromRun &from, Problem &probl
 // `command` in its hint. Reads on the calling rank only.
 std::string init_file_differences(const Config &config, const std::string &command);
 
+// Where a command's particles come from, the header's line "particles: ...":
+// --from's snapshot, init.file's, or drawn (init.seed and the resolved
+// scales). `config` is resolved.
+std::string particle_source(const Config &config, const FromRun &from);
+
 } // namespace mft
