@@ -17,16 +17,26 @@ const Measure &HistoryInputs::held_out() {
 
 const NtkSpectrum &HistoryInputs::kernel() {
   if (!kernel_) {
-    // The kernel at these particles; the solves leave the particles as they are.
-    kernel_ = ntk_spectrum(problem_, "V");
+    // K_V and K_all from one sweep at these particles (the solves leave the
+    // particles as they are): K_V's extremes and the stable step they give.
+    std::vector<NtkSpectrum> kernels = ntk_spectra(problem_, {"V", "all"});
+    report_ = ntk_report(kernels[0], kernels[1], problem_.loss_rows(problem_.data.N));
+    kernel_ = std::move(kernels[0]);
     if (out_) {
-      char line[160];
-      std::snprintf(line, sizeof line, "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e\n", step,
-                    kernel_->lambda_min(), kernel_->lambda_max());
+      char line[240];
+      std::snprintf(line, sizeof line,
+                    "   ntk K_V at step %lld: lambda_min = %.6e, lambda_max = %.6e; largest stable Euler step "
+                    "2 N / lambda_max(K_all) = %.6e\n",
+                    step, kernel_->lambda_min(), kernel_->lambda_max(), report_.euler_dtau_max);
       *out_ << line;
     }
   }
   return *kernel_;
+}
+
+double HistoryInputs::euler_dtau_max() {
+  kernel();
+  return report_.euler_dtau_max;
 }
 
 std::vector<double> HistoryInputs::test_risk_by_position() {
@@ -153,6 +163,10 @@ const std::vector<HistoryColumn> &history_columns() {
       {"ntk_lambda_max", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
        "the largest eigenvalue of K_V every ntk.every steps (NaN between)", "", 0, "", false,
        [](In &r) { return r.kernel_due() ? r.kernel().lambda_max() : std::nan(""); }},
+      {"euler_dtau_max", [](const HistoryShape &s) { return s.ntk; }, "ntk.every > 0",
+       "the largest stable Euler step at the row's particles, 2 N / lambda_max(K_all) (N the rows the loss "
+       "averages; the squared loss's linearisation, in units of train.dtau), every ntk.every steps (NaN between)",
+       "", 0, "", false, [](In &r) { return r.kernel_due() ? r.euler_dtau_max() : std::nan(""); }},
       {"token_spread", [](const HistoryShape &s) { return s.token_spread; }, "output.token_spread",
        "the training tokens' spread at s = 1 over their spread at s = 0 (after the token norm), "
        "sum_i sum_a |x_ia - xbar_i|^2 at each end with xbar_i sequence i's mean token: below 1 the tokens "

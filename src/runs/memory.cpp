@@ -230,12 +230,14 @@ MemoryEstimate estimate_memory(const MemoryLimit &limit, const Config &c, long l
     // The sweep of ntk_spectrum: every sequence's and output's parameter
     // cotangents of one slice in the kernels' layout (at most their products
     // of one slice's particles), that slice's rows J_l of this group and of
-    // all, the Gram (and its eigen-solver's copies), and the sweep's own
-    // trajectory and d_out cotangents.
+    // all, for each kernel made (K_V and K_all, and mft ntk's ntk.part when
+    // it is another), each kernel's Gram and the eigen-solver's two copies,
+    // and the sweep's own trajectory and d_out cotangents.
+    const long double kernels = job == Job::Ntk && c.ntk.part != "V" && c.ntk.part != "all" ? 3 : 2;
     const long double outputs = c.readout.dim, per_slice = values.mine / L;
     const long double rows = static_cast<long double>(N_group) * outputs * values.kernels / L;
-    const long double jacobian = (static_cast<long double>(N_group) + N) * outputs * per_slice;
-    const long double gram = 3.0L * N * N * outputs * outputs;
+    const long double jacobian = kernels * (static_cast<long double>(N_group) + N) * outputs * per_slice;
+    const long double gram = (kernels + 2) * N * N * outputs * outputs;
     e.parts.push_back({"NTK rows, one slice's Jacobian and the Gram", (rows + jacobian + gram) * sizeof(double) +
                                                                           state * (trajectory + outputs * (s + 2)),
                        data_key, data_value});

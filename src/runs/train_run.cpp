@@ -40,6 +40,15 @@ std::string format_seconds(double s) {
   return text;
 }
 
+// Whether training's step is an Euler step of the squared loss's velocity
+// (sgd, or the flow under TS euler): then the kernel's 2 N / lambda_max(K_all)
+// bounds the stable train.dtau. Adam's and the heavy ball's steps are not
+// dtau times the velocity, and a higher-order TS or the cross-entropy's
+// curvature moves the bound, so for them it is stored, not warned of.
+bool euler_watch(const Config &c) {
+  return c.loss.kind == "squared" && (c.train.method == "sgd" || (c.train.method == "flow" && c.train.ts_type == "euler"));
+}
+
 // The time left, in one format for the whole column: hours:minutes:seconds.
 std::string clock_time(double s) {
   const long long whole = std::llround(std::max(0.0, s));
@@ -74,6 +83,13 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
     if (output != restart) out << ", continued in " << output << " (a copy)";
     out << "\n";
   }
+  if (c.ntk.every > 0)
+    out << "stability: every " << c.ntk.every << " steps /history/euler_dtau_max = 2 N / lambda_max(K_all), "
+        << (euler_watch(c) ? "a warning once if train.dtau exceeds it"
+                           : "stored only (train." + c.train.method +
+                                 (c.train.method == "flow" ? " under TS " + c.train.ts_type : "") + " with the " +
+                                 c.loss.kind + " loss is not an Euler step it bounds)")
+        << "\n";
   if (columns) out << history_heading(*columns) << "    s/step   time left\n" << std::flush;
 }
 
@@ -122,6 +138,7 @@ public:
       result.risks.push_back(state->risk);
       result.last_step = step;
       row = measures(step, tau, *state, now, resumed);
+      watch_stability(step, row);
       if (const auto gap = row.find("baseline_gap"); gap != row.end()) {
         result.baseline_gap_final = gap->second;
         result.test_risk_final = row.at("test_risk");
@@ -163,6 +180,23 @@ private:
     return row;
   }
 
+  // Once a run: train.dtau above the row's largest stable Euler step.
+  void watch_stability(long long step, const HistoryValues &row) {
+    const auto it = row.find("euler_dtau_max");
+    const double dtau = s_.config.train.dtau;
+    if (warned_unstable_ || !euler_watch(s_.config) || it == row.end() || !(dtau > it->second)) return;
+    warned_unstable_ = true;
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "warning: train.dtau = %g exceeds the largest stable Euler step %.4g = 2 N / lambda_max(K_all) "
+                  "at step %lld: the risk may oscillate or blow up (said once; /history/euler_dtau_max keeps "
+                  "every measure)\n",
+                  dtau, it->second, step);
+    if (s_.out) *s_.out << line << std::flush;
+    s_.progress.write("unstable_step", {{"step", static_cast<double>(step)}, {"dtau", dtau},
+                                        {"euler_dtau_max", it->second}});
+  }
+
   void print(long long step, const HistoryValues &row, double now) {
     const long long steps = s_.config.train.steps;
     const double per_step = step > last_step_ ? (now - last_time_) / static_cast<double>(step - last_step_) : 0.0;
@@ -182,6 +216,7 @@ private:
   std::vector<const HistoryColumn *> columns_;
   double t0_ = 0.0, last_time_ = 0.0, step_time_ = 0.0, step_seconds_ = 0.0, row_seconds_ = 0.0;
   long long last_step_;
+  bool warned_unstable_ = false;
 };
 
 // The run file the training writes: `restart`'s (continued in place, or in

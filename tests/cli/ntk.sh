@@ -41,6 +41,42 @@ assert a.attrs["snapshot"] == 0 and b.attrs["snapshot"] == 10 and a.attrs["part"
 assert a["gram"].shape == (6, 6)
 PY
 
+# The stability watch: with ntk.every, /history/euler_dtau_max at every
+# kernel row is the report's 2 N / lambda_max(K_all) of mft ntk at that
+# snapshot; train.dtau above it is said once, though rows 0 and 15 both
+# exceed it (0.0026 and 0.0031 against 0.004; 0.0056 and 0.0050 between).
+watch=(--data.sequences 16 --data.tokens 6 --model.heads 4 --model.slices 2 --train.steps 15 --ntk.every 5
+  --output.history_every 5 --output.snapshot_every 5)
+mft_run 2 train "${watch[@]}" --train.dtau 0.004 --output.file watch.h5 --output.log watch.log
+[ "$status" -eq 0 ] || { fail "stability watch: exit $status"; cat err.txt; }
+[ "$(grep -c "^warning: train.dtau = 0.004 exceeds the largest stable Euler step" out.txt)" -eq 1 ] &&
+  grep -q "a warning once if train.dtau exceeds it" out.txt ||
+  { fail "stability watch: not one warning"; cat out.txt; }
+for snapshot in 0 3; do
+  mft_run 2 ntk --from watch.h5 --snapshot $snapshot --output.file watch-k$snapshot.h5
+  [ "$status" -eq 0 ] || { fail "ntk --from watch.h5 --snapshot $snapshot: exit $status"; cat err.txt; }
+done
+"$PYTHON" - <<'PY' || fail "/history/euler_dtau_max is not the kernel's stable step"
+import json, math
+import h5py
+h = h5py.File("watch.h5", "r")["history"]
+stable = h["euler_dtau_max"][:]
+assert list(h["step"][:]) == [0, 5, 10, 15], h["step"][:]
+for row, name in ((0, "watch-k0.h5"), (3, "watch-k3.h5")):
+    report = h5py.File(name, "r")["ntk"].attrs["euler_dtau_max"]
+    assert abs(stable[row] - report) <= 1e-12 * report, (row, stable[row], report)
+assert stable[0] < 0.004 and stable[3] < 0.004 and min(stable[1:3]) > 0.004, stable
+events = [json.loads(line) for line in open("watch.log")]
+warned = [e for e in events if e["event"] == "unstable_step"]
+assert len(warned) == 1 and warned[0]["step"] == 0 and warned[0]["euler_dtau_max"] == stable[0], warned
+PY
+# Below the stable step, and with Adam (whose step it does not bound): stored, no warning.
+mft_run 2 train "${watch[@]}" --train.dtau 0.002 --output.file calm.h5
+[ "$status" -eq 0 ] && ! grep -q "^warning" out.txt || { fail "dtau below the stable step warned"; cat out.txt; }
+mft_run 2 train "${watch[@]}" --train.method adam --train.dtau 0.004 --output.file adam.h5
+[ "$status" -eq 0 ] && ! grep -q "^warning" out.txt && grep -q "stored only (train.adam with the squared loss" out.txt ||
+  { fail "adam: a warning, or no header line"; cat out.txt; }
+
 # Bad input: one line naming the key, exit 2, no output file.
 expect_refused() { # TEXT ARGS...
   local text=$1

@@ -50,8 +50,11 @@ public:
   const Measure &held_out();
   // Whether the kernel is measured at this row (every ntk.every steps).
   bool kernel_due() const { return config_.ntk.every > 0 && step % config_.ntk.every == 0; }
-  // K_V at the row's particles (its extremes printed once as it is made).
+  // K_V at the row's particles (its extremes and the stable step printed
+  // once as it is made, from one sweep with K_all).
   const NtkSpectrum &kernel();
+  // The largest stable Euler step there, 2 N / lambda_max(K_all) (ntk_report).
+  double euler_dtau_max();
   // The training tokens' spread at s = 1 over their spread at s = 0 (after
   // the token norm): sum_i sum_a |x_ia - xbar_i|^2 at each end, xbar_i the
   // mean token of sequence i; below 1 the tokens cluster through depth.
@@ -74,6 +77,7 @@ private:
   std::ostream *out_;
   std::optional<Measure> held_out_;
   std::optional<NtkSpectrum> kernel_;
+  NtkReport report_; // of kernel_ and K_all
   std::optional<double> token_spread_;
   std::optional<std::vector<double>> probe_attention_;
 };
