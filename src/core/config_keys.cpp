@@ -482,7 +482,8 @@ const std::vector<Key> &key_table() {
                comma_list(ntk_part_choices().names))
           .restartable(),
       add_key("ntk.every", &C::ntk, &NtkConfig::every, {non_negative},
-           "mft train: lambda_min and lambda_max of K_V into /history every this many steps (0: never)"),
+           "mft train: lambda_min and lambda_max of K_V and the largest stable Euler step into /history every "
+           "this many steps (0: never); a step above it is warned of once"),
       add_key("forward.tokens_depth", &C::forward, &ForwardConfig::tokens_depth, {parse_bool},
               "mft forward: true writes the tokens at s = 0 and at every slice boundary (or step: "
               "forward.every_step) into /forward/tokens_depth (N, K+1, n, d), their depths into /forward/depth")
