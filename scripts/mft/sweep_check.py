@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import sweep
+from . import sweep_table
 
 # What collecting a sweep imports (mft.sweep collect, with its figure).
 COLLECT_MODULES = ("numpy", "h5py", "pandas", "matplotlib")
@@ -141,10 +141,10 @@ def check_rows(table, program, base=None, extra=(), jobs=None):
     accepts every row with the base and the shared options. Raises
     SweepTableError naming the table, the first row refused (and its line)
     and mft's message."""
-    sweep.sweep_rows(table)  # a table that cannot be read is refused before mft runs
-    sweep.check_table(table, sweep.keys_of_program(program))
-    rows = sweep.all_args(table, base, extra)
-    lines = sweep._parse(table)[3]["row lines"]
+    sweep_table.sweep_rows(table)  # a table that cannot be read is refused before mft runs
+    sweep_table.check_table(table, sweep_table.keys_of_program(program))
+    rows = sweep_table.all_args(table, base, extra)
+    lines = sweep_table._parse(table)[3]["row lines"]
     jobs = jobs or min(4, os.cpu_count() or 1)
     with tempfile.TemporaryDirectory(prefix="mft-sweep-check-") as folder:
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -154,7 +154,7 @@ def check_rows(table, program, base=None, extra=(), jobs=None):
                 for task, future in enumerate(futures):
                     why = future.result()
                     if why:
-                        raise sweep.SweepTableError(f"{table}: row {task} (line {lines[task]}): {why}")
+                        raise sweep_table.SweepTableError(f"{table}: row {task} (line {lines[task]}): {why}")
             finally:
                 for future in futures:
                     future.cancel()
@@ -162,7 +162,7 @@ def check_rows(table, program, base=None, extra=(), jobs=None):
 
 
 def main(argv=None):
-    argv, after = sweep.split_options(sys.argv[1:] if argv is None else argv)
+    argv, after = sweep_table.split_options(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="mft-sweep check", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", help="the sweep table (CSV; mft-sweep --help)")
@@ -172,7 +172,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, help="dry runs at once (default: up to 4, one a core)")
     parser.add_argument("--no-python-check", action="store_true",
                         help="leave out the check of the Python that collects ($MFT_PYTHON, else this one)")
-    sweep.shared_arguments(parser)
+    sweep_table.shared_arguments(parser)
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be positive")
@@ -188,8 +188,8 @@ def main(argv=None):
                   "or give --mft PROGRAM", file=sys.stderr)
             return 2
     try:
-        rows = check_rows(args.table, args.mft, args.base, sweep.extra_words(args, after), args.jobs)
-    except sweep.SweepTableError as e:
+        rows = check_rows(args.table, args.mft, args.base, sweep_table.extra_words(args, after), args.jobs)
+    except sweep_table.SweepTableError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(rows)

@@ -13,14 +13,12 @@ configuration keys whose values differ between the runs' /config (the
 output.* keys aside). Keys named *.seed or *_seed are the seeds: the figure
 averages over them.
 """
-import argparse
 import math
 import os
 import pathlib
 import sys
 
-from .h5checks import cannot_write, one_line
-from .usage import usage_text
+from .sweep_table import sweep_rows
 
 # The columns every collected table has; the swept keys (and init.seed) come
 # between status and M.
@@ -130,8 +128,7 @@ def collect(paths, table=None, report_failed=False):
     rows, configs = [], []
     table_rows = None
     if table is not None:
-        from . import sweep
-        table_rows = sweep.sweep_rows(table)
+        table_rows = sweep_rows(table)
         if len(table_rows) != len(paths):
             raise mft_io.RunFileError(f"{table}: {len(table_rows)} rows, but {len(paths)} run files were given "
                                       "(one per row, in table order)")
@@ -209,72 +206,3 @@ def write_csv(frame, path):
     """The table as CSV, plain "\\n" line ends, floats to the last digit,
     an empty field for a value the run does not have."""
     frame.to_csv(path, index=False, lineterminator="\n")
-
-
-def plot(frame, path):
-    from . import sweep_plot
-    return sweep_plot.plot(frame, path)
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=usage_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="+", help="mft train run files")
-    parser.add_argument("--table", help="the sweep table of the runs (one file per row, in its order): "
-                                        "its header keys are the swept keys")
-    parser.add_argument("--csv", help="CSV file to write")
-    parser.add_argument("--plot", help="PNG file to write")
-    parser.add_argument("--report-failed", action="store_true",
-                        help="a sweep's files: print one line per run that did not finish (missing, damaged, "
-                             "stopped early), keep it in the table as failed or stopped, and exit 1 if there "
-                             "was one")
-    args = parser.parse_args(argv)
-    inputs = args.runs + ([args.table] if args.table else [])
-    if args.csv and args.plot and os.path.abspath(args.csv) == os.path.abspath(args.plot):
-        print(f"error: --csv and --plot name one file, {args.csv}", file=sys.stderr)
-        return 2
-    for path, what in ((args.csv, "--csv"), (args.plot, "--plot")):
-        why = path and cannot_write(path, inputs)
-        if why:
-            print(f"error: {what} {path}: {why}", file=sys.stderr)
-            return 2
-    from . import sweep_check
-    missing = sweep_check.missing_modules(["numpy", "h5py", "pandas"] + (["matplotlib"] if args.plot else []))
-    if missing:
-        print(f"error: {sweep_check.lacks(sys.executable, missing)}", file=sys.stderr)
-        return 2
-
-    from . import io as mft_io
-    # the tools' one error boundary, once the modules it needs are known to be here
-    # (it names the files of the command line: the argument list is passed)
-    words = sys.argv[1:] if argv is None else list(argv)
-    return mft_io.exit_on_run_file_error(lambda _words: _collect_main(args))(words)
-
-
-def _collect_main(args):
-    from . import io as mft_io
-    from . import sweep
-
-    failed = []
-    if args.report_failed:
-        failed = [(path, why) for path in args.runs for why in [why_failed(path)] if why]
-        for path, why in failed:
-            print(f"failed: {path}: {why}")
-        print(f"{len(args.runs) - len(failed)} of {len(args.runs)} runs finished")
-        if len(failed) == len(args.runs):
-            return 1
-    try:
-        frame = collect(args.runs, table=args.table, report_failed=args.report_failed)
-    except (mft_io.RunFileError, sweep.SweepTableError) as e:
-        sys.exit(f"error: {e}")
-    print_table(frame)
-    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", plot)):
-        if not path:
-            continue
-        try:
-            write(frame, path)
-        except (OSError, ValueError) as e:  # ValueError: a plot format matplotlib does not know
-            print(f"error: {what} {path}: cannot write it ({one_line(getattr(e, 'strerror', None) or e)})",
-                  file=sys.stderr)
-            return 2
-        print(f"wrote {path}")
-    return 1 if failed else 0

@@ -38,7 +38,7 @@ import shlex
 import stat
 import sys
 
-from . import sweep
+from . import sweep_table
 
 RANGE = re.compile(r"^(-?\d+):(-?\d+)(?::(\d+))?$")
 
@@ -49,15 +49,15 @@ def parse_axis(text):
     key, equals, values = text.partition("=")
     key = key.strip()
     if not equals or not key:
-        raise sweep.SweepTableError(f"{text!r}: not KEY=VALUES (e.g. model.heads=2,4,8 or init.seed=1:3)")
+        raise sweep_table.SweepTableError(f"{text!r}: not KEY=VALUES (e.g. model.heads=2,4,8 or init.seed=1:3)")
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", key):
-        raise sweep.SweepTableError(f"{text!r}: {key!r} is no configuration key (letters, digits, '_', '.')")
-    if key in sweep.TASK_KEYS:
-        raise sweep.SweepTableError(f"{key}: a table may not set it: {sweep.TASK_KEYS[key]}")
-    if sweep._control(values) is not None:
-        raise sweep.SweepTableError(f"{key}: its values hold {sweep._named(sweep._control(values))}")
+        raise sweep_table.SweepTableError(f"{text!r}: {key!r} is no configuration key (letters, digits, '_', '.')")
+    if key in sweep_table.TASK_KEYS:
+        raise sweep_table.SweepTableError(f"{key}: a table may not set it: {sweep_table.TASK_KEYS[key]}")
+    if sweep_table._control(values) is not None:
+        raise sweep_table.SweepTableError(f"{key}: its values hold {sweep_table._named(sweep_table._control(values))}")
     if values.count('"') % 2:
-        raise sweep.SweepTableError(f"{key}={values}: an unbalanced quote")
+        raise sweep_table.SweepTableError(f"{key}={values}: an unbalanced quote")
     items = [x.strip() for x in next(csv.reader([values], skipinitialspace=True), [])]
     out = []
     for item in items:
@@ -65,12 +65,12 @@ def parse_axis(text):
         if match:
             first, last, step = int(match[1]), int(match[2]), int(match[3] or 1)
             if step < 1 or last < first:
-                raise sweep.SweepTableError(f"{key}: the range {item} is empty (A:B or A:B:STEP counts up from A "
+                raise sweep_table.SweepTableError(f"{key}: the range {item} is empty (A:B or A:B:STEP counts up from A "
                                             "to B, both included, STEP at least 1)")
             count = (last - first) // step + 1
-            if len(out) + count > sweep.ROW_LIMIT:
-                raise sweep.SweepTableError(f"{key}: the range {item} has {count} values; a grid may have at most "
-                                            f"{sweep.ROW_LIMIT} rows")
+            if len(out) + count > sweep_table.ROW_LIMIT:
+                raise sweep_table.SweepTableError(f"{key}: the range {item} has {count} values; a grid may have at most "
+                                            f"{sweep_table.ROW_LIMIT} rows")
             out += [str(v) for v in range(first, last + 1, step)]
         else:
             out.append(item)  # "" is the key's default: an empty cell
@@ -79,12 +79,12 @@ def parse_axis(text):
     seen = set()
     for v in out:
         if v in seen:
-            raise sweep.SweepTableError(f"{key}: the value {v} comes twice (each combination is one run)")
+            raise sweep_table.SweepTableError(f"{key}: the value {v} comes twice (each combination is one run)")
         seen.add(v)
     for v in out:
-        if len(v.encode()) > sweep.CELL_LIMIT:
-            raise sweep.SweepTableError(f"{key}: a value of {len(v.encode())} bytes; a cell may hold at most "
-                                        f"{sweep.CELL_LIMIT} (64 KiB)")
+        if len(v.encode()) > sweep_table.CELL_LIMIT:
+            raise sweep_table.SweepTableError(f"{key}: a value of {len(v.encode())} bytes; a cell may hold at most "
+                                        f"{sweep_table.CELL_LIMIT} (64 KiB)")
     return key, out
 
 
@@ -118,7 +118,7 @@ def words_of(arguments):
 def zipped(a, b):
     """(keys, rows) of two blocks paired row by row."""
     if len(a[1]) != len(b[1]):
-        raise sweep.SweepTableError(f"zip: {', '.join(a[0])} has {len(a[1])} values and {', '.join(b[0])} "
+        raise sweep_table.SweepTableError(f"zip: {', '.join(a[0])} has {len(a[1])} values and {', '.join(b[0])} "
                                     f"{len(b[1])}; zip pairs them one to one")
     return a[0] + b[0], [x + y for x, y in zip(a[1], b[1])]
 
@@ -130,7 +130,7 @@ def block(words):
     for word in words:
         if word == "zip":
             if not terms or pending:
-                raise sweep.SweepTableError("zip: it pairs the KEY=VALUES on its two sides")
+                raise sweep_table.SweepTableError("zip: it pairs the KEY=VALUES on its two sides")
             pending = True
             continue
         key, values = parse_axis(word)
@@ -138,16 +138,16 @@ def block(words):
         terms.append(zipped(terms.pop(), term) if pending else term)
         pending = False
     if pending or not terms:
-        raise sweep.SweepTableError("zip: it pairs the KEY=VALUES on its two sides" if pending else
+        raise sweep_table.SweepTableError("zip: it pairs the KEY=VALUES on its two sides" if pending else
                                     "an empty block (give KEY=VALUES on each side of +)")
     keys = [k for t in terms for k in t[0]]
     twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
     if twice is not None:
-        raise sweep.SweepTableError(f"{twice} is given twice (give all its values in one KEY=VALUES)")
+        raise sweep_table.SweepTableError(f"{twice} is given twice (give all its values in one KEY=VALUES)")
     rows = math.prod(len(t[1]) for t in terms)
-    if rows > sweep.ROW_LIMIT:
-        raise sweep.SweepTableError(f"{' x '.join(str(len(t[1])) for t in terms)} = {rows} combinations; a grid "
-                                    f"may have at most {sweep.ROW_LIMIT} rows")
+    if rows > sweep_table.ROW_LIMIT:
+        raise sweep_table.SweepTableError(f"{' x '.join(str(len(t[1])) for t in terms)} = {rows} combinations; a grid "
+                                    f"may have at most {sweep_table.ROW_LIMIT} rows")
     return keys, [[v for part in combo for v in part] for combo in itertools.product(*(t[1] for t in terms))]
 
 
@@ -163,12 +163,12 @@ def composed(arguments):
             current.append(word)
     keys = list(dict.fromkeys(k for b in blocks for k in b[0]))
     rows = [[dict(zip(b[0], r)).get(k, "") for k in keys] for b in blocks for r in b[1]]
-    if len(rows) > sweep.ROW_LIMIT:
-        raise sweep.SweepTableError(f"{len(rows)} rows; a grid may have at most {sweep.ROW_LIMIT}")
+    if len(rows) > sweep_table.ROW_LIMIT:
+        raise sweep_table.SweepTableError(f"{len(rows)} rows; a grid may have at most {sweep_table.ROW_LIMIT}")
     seen = {}
     for i, r in enumerate(rows):
         if tuple(r) in seen:
-            raise sweep.SweepTableError(f"rows {seen[tuple(r)]} and {i} are one run ("
+            raise sweep_table.SweepTableError(f"rows {seen[tuple(r)]} and {i} are one run ("
                                         + ", ".join(f"{k}={v or 'default'}" for k, v in zip(keys, r)) + ")")
         seen[tuple(r)] = i
     return keys, rows
@@ -179,16 +179,16 @@ def base_file(base):
     try:
         mode = os.stat(base).st_mode
     except OSError as e:
-        raise sweep.SweepTableError(f"--base {base}: cannot read it ({e.strerror or e})") from None
+        raise sweep_table.SweepTableError(f"--base {base}: cannot read it ({e.strerror or e})") from None
     if not stat.S_ISREG(mode):
-        raise sweep.SweepTableError(f"--base {base}: not a regular file (a configuration file, INI)")
+        raise sweep_table.SweepTableError(f"--base {base}: not a regular file (a configuration file, INI)")
     return os.path.abspath(base)
 
 
 def table_text(keys, rows, base=None, args=(), comment=None):
     """A sweep table: the comment line, the settings, the header, the rows."""
     out = io.StringIO()
-    if comment and sweep._control(comment) is None:
+    if comment and sweep_table._control(comment) is None:
         out.write(f"# {comment}\n")
     if base:
         out.write(f"#: base = {base}\n")
@@ -209,16 +209,16 @@ def write(text, path, inputs=()):
     from .h5checks import cannot_write
     why = cannot_write(path, inputs)
     if why:
-        raise sweep.SweepTableError(f"-o {path}: {why}")
+        raise sweep_table.SweepTableError(f"-o {path}: {why}")
     try:
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
     except OSError as e:
-        raise sweep.SweepTableError(f"-o {path}: cannot write it ({e.strerror or e})") from None
+        raise sweep_table.SweepTableError(f"-o {path}: cannot write it ({e.strerror or e})") from None
 
 
 def main(argv):
-    command, (argv, after) = argv[0], sweep.split_options(argv[1:])
+    command, (argv, after) = argv[0], sweep_table.split_options(argv[1:])
     parser = argparse.ArgumentParser(prog=f"mft-sweep {command}", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     if command == "grid":
@@ -228,26 +228,26 @@ def main(argv):
         parser.add_argument("table", help="the sweep table to copy")
     parser.add_argument("-o", "--output", required=command == "freeze", metavar="TABLE",
                         help="the table to write (default for grid: stdout)")
-    sweep.shared_arguments(parser)
+    sweep_table.shared_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        extra = sweep.extra_words(args, after)
-        why = sweep.bad_shared_args(extra)
+        extra = sweep_table.extra_words(args, after)
+        why = sweep_table.bad_shared_args(extra)
         if why:
-            raise sweep.SweepTableError(f"the options for every row: {why}")
+            raise sweep_table.SweepTableError(f"the options for every row: {why}")
         if command == "grid":
             keys, rows = composed(args.axes)
             base = base_file(args.base) if args.base else None
             comment = "mft-sweep grid " + " ".join(shlex.quote(a) for a in args.axes)
         else:
-            _, keys, table_rows, _ = sweep._parse(args.table)
-            base, extra = sweep.shared_options(args.table, args.base, extra)
+            _, keys, table_rows, _ = sweep_table._parse(args.table)
+            base, extra = sweep_table.shared_options(args.table, args.base, extra)
             base = base_file(base) if base else None
             rows = [[r[k] for k in keys] for r in table_rows]
             comment = f"{args.table} with its settings, as submitted"
         text = table_text(keys, rows, base, extra, comment)
         write(text, args.output, [f for f in (args.base, getattr(args, "table", None), base) if f])
-    except sweep.SweepTableError as e:
+    except sweep_table.SweepTableError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.output and args.output != "-":

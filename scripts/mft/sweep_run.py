@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import sweep, sweep_check
+from . import sweep_check, sweep_table
 from .tool_python import env_script, environment
 
 
@@ -61,13 +61,13 @@ def bad_name(name):
         return "is empty"
     if any(sep in name for sep in {"/", os.sep, os.altsep} - {None}) or ".." in name:
         return "holds a path separator or '..'"
-    if sweep._control(name) is not None:
+    if sweep_table._control(name) is not None:
         return "holds a control character"
     return None
 
 
 def main(argv=None):
-    argv, after = sweep.split_options(sys.argv[1:] if argv is None else argv)
+    argv, after = sweep_table.split_options(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="mft-sweep run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", help="the sweep table (CSV; mft-sweep --help)")
@@ -77,7 +77,7 @@ def main(argv=None):
     parser.add_argument("--name", default="local", help="runs/sweep-NAME-ROW.h5 (default: local)")
     parser.add_argument("--runs", default="runs", help="folder of the run files and results (default runs)")
     parser.add_argument("--mft", help="the mft program (default: $MFT, else this checkout's or installation's)")
-    sweep.shared_arguments(parser)
+    sweep_table.shared_arguments(parser)
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.ranks < 1:
         parser.error("--jobs and --ranks must be positive")
@@ -85,9 +85,9 @@ def main(argv=None):
     if why:
         return _refused(f"--name {args.name!r} {why}: it names the files runs/sweep-NAME-ROW.h5")
     try:
-        extra = sweep.extra_words(args, after)
-        rows = sweep.all_args(args.table, args.base, extra)
-    except sweep.SweepTableError as e:
+        extra = sweep_table.extra_words(args, after)
+        rows = sweep_table.all_args(args.table, args.base, extra)
+    except sweep_table.SweepTableError as e:
         return _refused(e)
     folder = Path(args.runs)
     if os.path.lexists(folder) and not folder.is_dir():
@@ -106,7 +106,7 @@ def main(argv=None):
         return _refused("no mft program: give --mft PROGRAM, set MFT, or build this checkout (nothing was run)")
     try:
         sweep_check.check_rows(args.table, args.mft, args.base, extra, jobs=args.jobs)
-    except sweep.SweepTableError as e:
+    except sweep_table.SweepTableError as e:
         return _refused(f"{e} (nothing was run)")
     outputs = [folder / f"sweep-{args.name}-{task}.h5" for task in range(len(rows))]
 

@@ -59,6 +59,40 @@ class Package(unittest.TestCase):
         done = subprocess.run([PYTHON, "-c", code], env=ENV, capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(sorted(mft.__all__), ["FORMAT", "Run", "RunFileError", "open_run", "open_runs"])
+        # A module as an attribute of the package alone (help(mft.io.Run) after `import mft`).
+        code = "import mft; assert mft.io.Run.__doc__ and mft.sweep.collect; print('ok')"
+        done = subprocess.run([PYTHON, "-c", code], env=ENV, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_modules_listed(self):
+        """mft.MODULES names every module of the package, and no other."""
+        files = sorted(p.stem for p in (SCRIPTS / "mft").glob("*.py") if p.stem != "__init__")
+        self.assertEqual(sorted(mft.MODULES), files)
+
+    def test_sweep_imports_one_way(self):
+        """The sweep modules import downwards only: each one's imports of the
+        others (at the top or inside a function) form no cycle, sweep_table
+        imports none of them and nothing imports the command module."""
+        import ast
+        family = {p.stem: p for p in (SCRIPTS / "mft").glob("sweep*.py")}
+        imports = {}
+        for name, path in family.items():
+            found = set()
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 1:
+                    found |= {node.module} if node.module else {a.name for a in node.names}
+            imports[name] = found & set(family)
+        self.assertEqual(imports["sweep_table"], set())
+        self.assertEqual([n for n, i in imports.items() if "sweep" in i], [])
+        done, left = [], dict(imports)
+        while left:  # peel off the modules whose imports are all placed: a cycle leaves some behind
+            ready = sorted(n for n, i in left.items() if i <= set(done))
+            self.assertTrue(ready, f"an import cycle among {sorted(left)}: {left}")
+            done += ready
+            for n in ready:
+                del left[n]
+        self.assertEqual(done[0], "sweep_table")
+        self.assertEqual(done[-1], "sweep")
 
     def test_particles_xarray(self):
         path = str(self.tmp / "run.h5")
