@@ -58,7 +58,9 @@ Two comment lines are settings that every row shares:
                                           of PROGRAM --keys, then every row's values by
                                           `PROGRAM train --dry-run` (one process a row, no
                                           MPI launcher), and that this Python can collect
-                                          the runs; prints the number of rows
+                                          the runs; prints each row as it will run (an
+                                          empty cell: the key's default), the options
+                                          every row shares and last "rows: N"
                                           (scripts/slurm/submit_sweep.sh runs it before it
                                           submits)
   mft-sweep check TABLE --keys-from FILE  the keys only, against a list one a line in FILE

@@ -4,7 +4,9 @@ reads, its header keys are mft's, and mft itself accepts every row's values
 the shared options: one process a row, on one rank without an MPI
 launcher); and the Python that will collect the runs has what collecting
 needs. The first row mft refuses is named in one line with mft's own
-message.
+message. Once all pass, it prints each row as it will run ("row 0 (line
+3): model.heads = 4, init.sigma_qk = default"), the options every row
+shares, and last "rows: N".
 
   mft-sweep check TABLE --mft PROGRAM [--base INI] [--args OPTIONS] [--jobs J] [-- OPTIONS]
 """
@@ -187,10 +189,13 @@ def main(argv=None):
             print(f"error: no mft program{' at ' + args.mft if args.mft else ''}: build it (scripts/test.sh) "
                   "or give --mft PROGRAM", file=sys.stderr)
             return 2
+    extra = sweep_table.extra_words(args, after)
     try:
-        rows = check_rows(args.table, args.mft, args.base, sweep_table.extra_words(args, after), args.jobs)
+        rows = check_rows(args.table, args.mft, args.base, extra, args.jobs)
     except sweep_table.SweepTableError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(rows)
+    for line in sweep_table.expanded_rows(args.table, args.base, extra):
+        print(line)
+    print(f"rows: {rows}")
     return 0

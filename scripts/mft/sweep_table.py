@@ -301,6 +301,23 @@ def all_args(table, base=None, extra=()):
     return out
 
 
+def expanded_rows(table, base=None, extra=()):
+    """The rows of `table` as `mft-sweep check` shows them: one line per
+    row, "row TASK (line N): key = value, ..." (an empty cell as "key =
+    default"), then "every row: OPTIONS" (the base and the shared options,
+    as shell words) when there are any."""
+    base, shared = shared_options(table, base, extra)
+    lines = _parse(table)[3]["row lines"]
+    out = []
+    for task, row in enumerate(sweep_rows(table)):
+        cells = ", ".join(f"{key} = {value if value != '' else 'default'}" for key, value in row.items())
+        out.append(f"row {task} (line {lines[task]}): {cells}")
+    every = (["--config", base] if base else []) + shared
+    if every:
+        out.append(f"every row: {shlex.join(every)}")
+    return out
+
+
 def split_options(argv):
     """(argv before '--', the words after it): the words after '--' are mft
     options for every row."""

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Submits a sweep: the array job over TABLE and the collect job after it.
-#   scripts/slurm/submit_sweep.sh TABLE [--base INI] [--args OPTIONS] [sbatch options ...]
+#   scripts/slurm/submit_sweep.sh TABLE [--base INI] [--args OPTIONS] [--dry-run] [sbatch options ...]
 #   scripts/slurm/submit_sweep.sh heads.csv --base run.ini --args "--train.steps 500" -A proj1 --time=02:00:00
+# --dry-run: the whole check, then the rows as they will run and the two
+# sbatch command lines as they would be given (the site's options
+# included, $MFT_SBATCH or sbatch); nothing is written or submitted.
 # Prints the two job ids; results land in runs/sweep-ARRAYJOB-*.h5,
 # runs/sweep-ARRAYJOB.csv and runs/sweep-ARRAYJOB.png.
 # Nothing is submitted before the whole sweep is checked (exit 2 and one
@@ -22,14 +25,15 @@
 # that failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: $0 TABLE [--base INI] [--args OPTIONS] [sbatch options ...]"
+usage="usage: $0 TABLE [--base INI] [--args OPTIONS] [--dry-run] [sbatch options ...]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 source "$here/options.sh"
 table=$1
 shift
-shared=() sbatch_options=()
+shared=() sbatch_options=() dry_run=false
 while [ $# -gt 0 ]; do
   case "$1" in
+  --dry-run) dry_run=true && shift ;;
   --base | --args)
     [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
     shared+=("$1" "$2")
@@ -63,8 +67,20 @@ mft_sweep() {
     PYTHONPATH="$MFT_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}" "${MFT_PYTHON:-python3}" -m mft.sweep "$@"
   )
 }
-rows=$(mft_sweep check "$table" ${shared[@]+"${shared[@]}"})
+checked=$(mft_sweep check "$table" ${shared[@]+"${shared[@]}"})
+rows=${checked##*rows: } # its last line: "rows: N"
 [ "$rows" -ge 1 ] || { echo "$0: $table has a header and no rows" >&2; exit 2; }
+if $dry_run; then
+  # The lines sbatch.sh would run: the site's options, then these.
+  shown() { printf '%q ' "${MFT_SBATCH:-sbatch}" ${mft_sbatch_site[@]+"${mft_sbatch_site[@]}"} "$@" | sed 's/ $//'; }
+  echo "$checked"
+  echo "dry run: nothing written or submitted; at submission the table is copied to runs/sweep-table-XXXXXX.csv"
+  echo "array job:   $(shown --parsable --array=0-$((rows - 1)) ${sbatch_options[@]+"${sbatch_options[@]}"} \
+    "$here/sweep.sbatch" runs/sweep-table-XXXXXX.csv)"
+  echo "collect job: $(shown --parsable ${placed[@]+"${placed[@]}"} --dependency=afterany:ARRAYJOB \
+    "$here/collect.sbatch" ARRAYJOB "$rows" runs/sweep-table-XXXXXX.csv)"
+  exit 0
+fi
 mkdir -p runs
 copy=$(mktemp --suffix=.csv "$PWD/runs/sweep-table-XXXXXX")
 trap 'rm -f "$copy"' EXIT

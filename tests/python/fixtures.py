@@ -17,7 +17,8 @@ PYTHON = os.environ.get("PYTHON") or sys.executable  # ctest sets PYTHON (MFT_PY
 ENV = dict(os.environ, PYTHONPATH=str(SCRIPTS))
 # What a stand-in for `mft --keys` prints: the keys of the tables used here
 # (output.file too: mft knows it, a sweep table may not set it).
-KEYS = ["model.heads", "model.slices", "readout.weights", "train.dtau", "train.steps", "output.file", "init.seed"]
+KEYS = ["model.heads", "model.slices", "model.attention", "readout.weights", "train.dtau", "train.steps", "output.file",
+        "init.seed", "init.sigma_qk"]
 
 
 def script(name, *args, timeout=60):

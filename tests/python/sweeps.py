@@ -144,7 +144,21 @@ class Check(unittest.TestCase):
         good = self.tmp / "good.csv"
         good.write_text("model.heads,init.seed\n2,1\n3,1\n")
         done = command(self.tmp, "check", good, "--mft", mft, "--args", "--train.steps 2")
-        self.assertEqual((done.returncode, done.stdout), (0, "2\n"), done.stderr)
+        self.assertEqual((done.returncode, done.stdout),
+                         (0, "row 0 (line 2): model.heads = 2, init.seed = 1\n"
+                             "row 1 (line 3): model.heads = 3, init.seed = 1\n"
+                             "every row: --train.steps 2\nrows: 2\n"), done.stderr)
+        # a composed grid's rows as they will run, an empty cell the key's default
+        grid = command(self.tmp, "grid", "model.heads=4,8", "init.seed=1:2", "+",
+                       "model.attention=relu", "init.sigma_qk=0.1", "init.seed=1:2", "-o", "composed.csv")
+        self.assertEqual(grid.returncode, 0, grid.stderr)
+        done = command(self.tmp, "check", "composed.csv", "--mft", mft, "--base", "run.ini")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual([line.split(": ", 1)[1] for line in done.stdout.splitlines()[:6]], [
+            f"model.heads = {m}, init.seed = {s}, model.attention = default, init.sigma_qk = default"
+            for m in (4, 8) for s in (1, 2)] + [
+            f"model.heads = default, init.seed = {s}, model.attention = relu, init.sigma_qk = 0.1" for s in (1, 2)])
+        self.assertEqual(done.stdout.splitlines()[6:], ["every row: --config run.ini", "rows: 6"])
 
     @unittest.skipUnless(os.environ.get("MFT"), "needs the built mft (MFT; ctest sets it)")
     def test_built_mft(self):
@@ -438,6 +452,29 @@ class Submit(unittest.TestCase):
     def submit(self, *args):
         return subprocess.run(["bash", str(SCRIPTS / "slurm" / "submit_sweep.sh"), *map(str, args)], env=self.env,
                               cwd=self.tmp, capture_output=True, text=True, timeout=120)
+
+    def test_dry_run(self):
+        (self.tmp / "t.csv").write_text("model.heads,init.seed\n2,1\n,2\n")
+        done = self.submit("t.csv", "--base", "run.ini", "--dry-run", "-A", "proj", "--time=01:00:00")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertFalse((self.tmp / "sbatch.log").exists(), "sbatch ran in a dry run")
+        self.assertFalse((self.tmp / "runs").exists(), "a dry run wrote runs/")
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[:4], ["row 0 (line 2): model.heads = 2, init.seed = 1",
+                                     "row 1 (line 3): model.heads = default, init.seed = 2",
+                                     "every row: --config run.ini --train.dtau 0.5", "rows: 2"])
+        slurm = SCRIPTS / "slurm"
+        self.assertEqual(lines[-2], f"array job:   sbatch --account=site1 --comment=mft\\ sweep --parsable "
+                                    f"--array=0-1 -A proj --time=01:00:00 {slurm}/sweep.sbatch "
+                                    "runs/sweep-table-XXXXXX.csv")
+        self.assertEqual(lines[-1], f"collect job: sbatch --account=site1 --comment=mft\\ sweep --parsable -A proj "
+                                    f"--dependency=afterany:ARRAYJOB {slurm}/collect.sbatch ARRAYJOB 2 "
+                                    "runs/sweep-table-XXXXXX.csv")
+        # the dry run checks as much as a submission does
+        (self.tmp / "bad.csv").write_text("model.heads\nx\n")
+        done = self.submit("bad.csv", "--dry-run")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("model.heads = x", done.stderr)
 
     def test_submit(self):
         (self.tmp / "t.csv").write_text("model.heads,init.seed\n2,1\n4,2\n")
