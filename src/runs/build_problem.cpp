@@ -18,6 +18,35 @@ namespace mft {
 
 namespace {
 
+// Without a task's own baselines, the constant predictor the held-out risk
+// is measured against: zero for the squared loss; for a classifier's, the
+// training targets' class frequencies (add-one smoothed) as every
+// sequence's probabilities, whose argmax is the majority class (its
+// accuracy beside). None without held-out sequences, or for targets whose
+// class sums are not positive (no probability vectors).
+std::vector<Baseline> constant_baselines(const Problem &p) {
+  const TokenData &train = p.data, &test = p.test_data;
+  if (test.N == 0) return {};
+  std::vector<double> yhat(test.targets.size(), 0.0);
+  if (!p.loss->classifies())
+    return {{"zero", p.risk_of(yhat, test), "the zero predictor, yhat = 0", true, std::nan(""), "risk"}};
+  const long long k = test.d_out / p.readout->predictions(), rows = p.loss_rows(train.N);
+  std::vector<double> logits(static_cast<size_t>(k), 1.0);
+  for (long long r = 0; r < rows; ++r)
+    for (long long c = 0; c < k; ++c) logits[static_cast<size_t>(c)] += train.targets[static_cast<size_t>(r * k + c)];
+  for (double &v : logits) {
+    if (!(v > 0.0) || !std::isfinite(v)) return {}; // targets that are no probability vectors: no frequencies
+    v = std::log(v / static_cast<double>(rows + k));
+  }
+  for (size_t i = 0; i < yhat.size(); ++i) yhat[i] = logits[i % static_cast<size_t>(k)];
+  Baseline prior{"prior", p.risk_of(yhat, test),
+                 "the training targets' class frequencies (add-one) for every sequence; its argmax is the majority "
+                 "class",
+                 true};
+  prior.accuracy = p.accuracy_of(yhat, test);
+  return {prior};
+}
+
 // Where a run's data come from, for the messages about their size: the run
 // file, the data file, or the configuration.
 std::pair<std::string, std::string> data_source(const Config &config, const StoredData *stored) {
@@ -137,6 +166,7 @@ Problem build_problem(MPI_Comm comm, const Config &config, Job job, const Stored
                   ", not the resolved " + config.depth.ts_type + " " + config.depth.rk_type);
     problem.readout = make_readout(config);
     problem.loss = make_loss(config.loss);
+    if (problem.baselines.empty()) problem.baselines = constant_baselines(problem);
     if (problem.test_data.N > 0) {
       problem.test_field = std::make_unique<DepthField>(grid.heads(), grid.block(problem.test_data.N).count(),
                                                       problem.test_data.n, *problem.particles, problem.field_options);
@@ -192,7 +222,7 @@ std::string describe_variant(const Config &c, const Problem &problem) {
       out += "; " + std::to_string(per_rank) + " heads per rank fill " + std::to_string(per_rank) + " of float's " +
              std::to_string(lanes_of<float>) + " vector lanes, so mixed is little faster than double here";
   }
-  if (!problem.baselines.empty()) {
+  if (!problem.baselines.empty() && problem.data.vocab > 0) {
     // The predictors the held-out cross-entropy is measured against.
     out += "\nbaselines (held-out cross-entropy, nats [bits per symbol]):";
     for (const Baseline &b : problem.baselines) {
@@ -200,6 +230,16 @@ std::string describe_variant(const Config &c, const Problem &problem) {
       std::snprintf(cell, sizeof cell, " %s %.4f [%.4f]%s", b.name.c_str(), b.nats, b.nats / std::log(2.0),
                     b.reference ? " (reference)" : "");
       out += cell;
+    }
+  } else {
+    for (const Baseline &b : problem.baselines) {
+      char cell[160];
+      std::snprintf(cell, sizeof cell, "\nbaseline: held-out risk %.6g of %s", b.nats, b.meaning.c_str());
+      out += cell;
+      if (!std::isnan(b.accuracy)) {
+        std::snprintf(cell, sizeof cell, ", accuracy %.4f", b.accuracy);
+        out += cell;
+      }
     }
   }
   return out;

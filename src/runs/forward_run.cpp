@@ -105,6 +105,12 @@ void print_forward(std::ostream &out, const Config &config, const Problem &probl
     std::snprintf(line, sizeof line, "test risk = %.17g (%lld held-out sequences)\n", measures.test.risk,
                   problem.test_data.N);
     out << line;
+    for (const Baseline &b : problem.baselines)
+      if (b.reference) {
+        std::snprintf(line, sizeof line, "baseline: %s %.6e (%s), test risk / baseline = %.6f\n", b.name.c_str(),
+                      b.nats, b.meaning.c_str(), measures.test.risk / b.nats);
+        out << line;
+      }
     if (classifies) {
       std::snprintf(line, sizeof line, "test accuracy = %.6f\n", measures.test.accuracy);
       out << line;

@@ -129,7 +129,13 @@ const std::vector<HistoryColumn> &history_columns() {
       {"test_accuracy", [](const HistoryShape &s) { return s.held_out && s.classifies; },
        "held-out data and a classifier's loss", "held-out accuracy", "test acc", 10, "%10.4f", true,
        [](In &r) { return r.held_out().accuracy; }},
-      {"baseline_gap", [](const HistoryShape &s) { return s.baseline && s.held_out; },
+      {"baseline_ratio", [](const HistoryShape &s) { return s.baseline && s.held_out; },
+       "held-out data (/baselines)",
+       "test_risk over the reference baseline's held-out risk (/baselines.reference: the zero predictor for the "
+       "squared loss, the training class frequencies for a classifier's, a task of symbols' own): below 1 the "
+       "model beats it",
+       "test/base", 10, "%10.4f", true, [](In &r) { return r.baseline_ratio(); }},
+      {"baseline_gap", [](const HistoryShape &s) { return s.baseline && s.held_out && s.positions > 0; },
        "a task of symbols (/baselines)",
        "test_risk minus the reference baseline's held-out cross-entropy (/baselines.reference: the in-context "
        "bigram's; text: the 2-gram's), in nats: 0 is the reference predictor's level",

@@ -506,6 +506,11 @@ std::vector<Baseline> run_baselines(const std::string &path, const std::string &
     Baseline b{name, check.values(at)[0], "", name == reference};
     h5::Handle ds = h5::open_dataset(group, name);
     if (has_text(ds, "meaning")) b.meaning = h5::read_string_attribute(ds, "meaning");
+    if (has_text(group, "unit")) b.unit = h5::read_string_attribute(group, "unit");
+    const std::vector<std::string> names = h5::attribute_names(ds);
+    if (std::find(names.begin(), names.end(), "accuracy") != names.end() &&
+        h5::attribute_class(ds, "accuracy") == h5::AttributeClass::Float)
+      b.accuracy = h5::read_float_attribute(ds, "accuracy").at(0);
     out.push_back(b);
   }
   return out;

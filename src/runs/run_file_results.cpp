@@ -23,12 +23,13 @@ void RunFile::write_symbols(const TokenData &data, const TokenData *test_data,
   }
   if (!baselines || baselines->empty()) return;
   h5::Handle group = h5::create_group(file_, "baselines");
-  h5::write_attribute(group, "unit", std::string("nats"));
+  h5::write_attribute(group, "unit", baselines->front().unit);
   for (const Baseline &b : *baselines) {
     if (b.reference) h5::write_attribute(group, "reference", b.name);
     h5::write_dataset(file_, "/baselines/" + b.name, {1}, &b.nats, comm);
     h5::Handle ds = h5::open_dataset(group, b.name);
     h5::write_attribute(ds, "meaning", b.meaning);
+    if (!std::isnan(b.accuracy)) h5::write_attribute(ds, "accuracy", b.accuracy);
   }
 }
 

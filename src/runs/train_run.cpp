@@ -139,8 +139,9 @@ public:
       result.last_step = step;
       row = measures(step, tau, *state, now, resumed);
       watch_stability(step, row);
-      if (const auto gap = row.find("baseline_gap"); gap != row.end()) {
-        result.baseline_gap_final = gap->second;
+      if (const auto gap = row.find("baseline_gap"); gap != row.end()) result.baseline_gap_final = gap->second;
+      if (const auto ratio = row.find("baseline_ratio"); ratio != row.end()) {
+        result.baseline_ratio_final = ratio->second;
         result.test_risk_final = row.at("test_risk");
       }
     }
@@ -307,6 +308,11 @@ void print_end(std::ostream &out, const TrainResult &result, long long first, lo
                   "gap %+.6f nats\n",
                   ce, ce * bits, result.baseline.c_str(), base, base * bits, result.baseline_gap_final);
     out << line;
+  } else if (!std::isnan(result.baseline_ratio_final)) {
+    std::snprintf(line, sizeof line, "held-out risk: %.6e; baseline %.6e (%s: %s), ratio %.4f\n",
+                  result.test_risk_final, result.test_risk_final / result.baseline_ratio_final,
+                  result.baseline.c_str(), result.baseline_meaning.c_str(), result.baseline_ratio_final);
+    out << line;
   }
   if (result.stopped) {
     // Open MPI's mpirun turns a SIGINT it receives into SIGTERM for the
@@ -441,7 +447,10 @@ TrainResult run_train(MPI_Comm comm, const Config &given_config, const RunInfo &
 
   TrainResult result;
   for (const Baseline &b : problem.baselines)
-    if (b.reference) result.baseline = b.name;
+    if (b.reference) {
+      result.baseline = b.name;
+      result.baseline_meaning = b.meaning;
+    }
   int stop_reason = 0;
   // The restart's first row: in the file already, or not a row of the
   // history's schedule (a snapshot between rows); never written twice.

@@ -81,4 +81,38 @@ PY
 gradient_step digits-run 2 --data.task file --data.file digits.h5 --readout.kind mean --readout.dim 10 \
   --loss.kind cross-entropy --model.heads 4 --model.slices 2 --train.steps 1 --train.ts_type euler
 grep -q "accuracy .*test R .*test acc" out.txt || fail "digits: the progress line has no accuracy columns"
+
+# The held-out baselines, recomputed from the file's data: a classifier's
+# training class frequencies (add-one) as every sequence's probabilities
+# (their cross-entropy and the majority class's accuracy), the squared
+# loss's zero predictor; test_risk over the reference in every row.
+mft_run 1 train --data.task file --data.file digits.h5 --readout.kind mean --readout.dim 10 \
+  --loss.kind cross-entropy --model.heads 4 --model.slices 2 --train.steps 2 --output.file prior.h5
+[ "$status" -eq 0 ] || { fail "the digits with held-out data: exit $status"; cat err.txt; }
+mft_run 1 train "${run[@]/cross-entropy/squared}" --train.steps 2 --output.file zero.h5
+[ "$status" -eq 0 ] || { fail "squared loss with held-out data: exit $status"; cat err.txt; }
+"$PYTHON" - prior.h5 zero.h5 <<'PY' || fail "/baselines is not the constant predictors' held-out risk"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    y, t, b = f["data/targets"][...], f["data/test_targets"][...], f["baselines"]
+    p = (y.sum(axis=0) + 1) / (len(y) + y.shape[1])
+    ce = -(t * np.log(p)).sum(axis=1).mean()
+    majority = (t.argmax(axis=1) == p.argmax()).mean()
+    assert b.attrs["reference"] == "prior" and b.attrs["unit"] == "nats", dict(b.attrs)
+    assert abs(b["prior"][0] - ce) <= 1e-14 * ce and b["prior"].attrs["accuracy"] == majority, (b["prior"][0], ce)
+    h = f["history"]
+    assert np.allclose(h["baseline_ratio"][...], h["test_risk"][...] / ce, rtol=1e-15, atol=0)
+    assert "baseline_gap" not in h
+with h5py.File(sys.argv[2], "r") as f:
+    t, b = f["data/test_targets"][...], f["baselines"]
+    zero = (t ** 2).sum(axis=1).mean() / 2
+    assert b.attrs["reference"] == "zero" and b.attrs["unit"] == "risk", dict(b.attrs)
+    assert abs(b["zero"][0] - zero) <= 1e-14 * zero, (b["zero"][0], zero)
+print("baselines recomputed")
+PY
+grep -q "^held-out risk: .*; baseline .* (zero: the zero predictor, yhat = 0), ratio" out.txt ||
+  { fail "no held-out baseline line at the end"; cat out.txt; }
+mft_run 1 forward --from zero.h5 --output.file zero-forward.h5
+grep -q "^baseline: zero .* (the zero predictor, yhat = 0), test risk / baseline = " out.txt ||
+  { fail "forward --from: no baseline line"; cat out.txt; }
 finish

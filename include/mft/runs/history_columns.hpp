@@ -30,7 +30,7 @@ struct HistoryShape {
   bool held_out = false;    // held-out sequences: their risk (and accuracy)
   bool ntk = false;         // ntk.every > 0: K_V's extreme eigenvalues
   bool token_spread = false; // output.token_spread: the tokens' spread through depth
-  bool baseline = false;     // a task of symbols with a reference baseline (/baselines)
+  bool baseline = false;     // a reference baseline (/baselines): a task of symbols' own, or the constant predictor's
   long long positions = 0;   // a task of symbols: the predicting positions n - 1 (0: none)
   long long probe_slices = 0; // with the induction probe: its scores' length L (0: no probe)
 };
@@ -62,6 +62,8 @@ public:
   // The held-out risk above the task's reference baseline (the in-context
   // bigram's cross-entropy; text: the 2-gram's).
   double baseline_gap() { return held_out().risk - reference_nats(problem_.baselines); }
+  // The held-out risk over the reference baseline's.
+  double baseline_ratio() { return held_out().risk / reference_nats(problem_.baselines); }
   // The held-out loss of each predicting position (n - 1 values).
   std::vector<double> test_risk_by_position();
   // The head-averaged attention of every slice on the induction probe

@@ -23,11 +23,13 @@ struct TrainResult {
   std::vector<double> risks;        // R of every history row
   std::vector<double> theta_final;  // this rank's particles (flat layout of Particles)
   double seconds = 0.0;             // wall time of the training loop
-  // A task of symbols: the last row's held-out cross-entropy and its gap to
-  // the reference baseline (named), NaN without them.
+  // With held-out data: the last row's held-out risk, its ratio to the
+  // reference baseline's (named) and, for a task of symbols, its gap to it;
+  // NaN without them.
   double test_risk_final = std::numeric_limits<double>::quiet_NaN();
   double baseline_gap_final = std::numeric_limits<double>::quiet_NaN();
-  std::string baseline;
+  double baseline_ratio_final = std::numeric_limits<double>::quiet_NaN();
+  std::string baseline, baseline_meaning;
 };
 
 // `options.restart`: a run file to continue from its last complete snapshot,

@@ -7,6 +7,7 @@
 #include "mft/core/config.hpp"
 #include "mft/model/tokens.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,17 @@ void check_symbol_model(const Config &config);
 // like the task's.
 TokenData induction_probe(const Config &config, long long count);
 
-// A predictor's mean cross-entropy in nats on held-out sequences, over the
-// same positions the loss averages (every t < n of every sequence).
+// A predictor's held-out risk, over the same rows the loss averages (every
+// t < n of every sequence with the next-token readout): the mean
+// cross-entropy in nats for a task of symbols and any classifier, the
+// squared loss's |yhat - y|^2 / 2 otherwise.
 struct Baseline {
   std::string name;    // /baselines/<name>
-  double nats = 0.0;
+  double nats = 0.0;   // the risk (nats for the cross-entropy)
   std::string meaning; // the predictor, in words
-  bool reference = false; // the one /history/baseline_gap is measured against
+  bool reference = false; // the one /history/baseline_gap and baseline_ratio are measured against
+  double accuracy = std::nan(""); // a classifier's: the predictor's held-out accuracy
+  std::string unit = "nats";       // /baselines.unit: nats, or the squared loss's "risk"
 };
 
 // The in-context predictors of MODEL.md §13 on `test`: uniform (log k),
