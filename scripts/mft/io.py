@@ -241,19 +241,38 @@ class Run:
 
     @property
     def baselines(self):
-        """A task of symbols: {name: held-out cross-entropy in nats} of the
-        predictors in /baselines (empty when the file has none); the name of
-        the reference is in baseline_reference."""
+        """{name: held-out risk} of the predictors in /baselines (a task of
+        symbols' own, or the constant predictor of the loss: nats for the
+        cross-entropy); empty when the file has none; the name of the
+        reference is in baseline_reference."""
         if not self._has("baselines"):
             return {}
         return {name: float(self._read(f"baselines/{name}")[0]) for name in self._members("baselines")}
 
     @property
     def baseline_reference(self):
-        """The predictor /history/baseline_gap is measured against, or None."""
+        """The predictor /history/baseline_ratio (and baseline_gap) is
+        measured against, or None."""
         if not self._has("baselines"):
             return None
         return self._attr("baselines", "reference")
+
+    @property
+    def baseline_risk(self):
+        """The reference baseline's held-out risk: /baselines' reference, or
+        for a file written before every run had one, the zero predictor's
+        |y|^2 / 2 over /data/test_targets under the squared loss; None
+        without held-out data (or a reference)."""
+        reference = self.baseline_reference
+        if isinstance(reference, bytes):
+            reference = reference.decode("utf-8", "replace")
+        if reference:
+            return self.baselines.get(reference)
+        if self.config.get("loss.kind") == "squared" and self._has("data/test_targets"):
+            y = self.test_targets
+            if len(y):
+                return float((np.asarray(y, dtype=float) ** 2).sum(axis=1).mean() / 2)
+        return None
 
     def _read(self, name, rows=Ellipsis):
         """Rows `rows` (an index or a slice) of dataset /`name`; RunFileError

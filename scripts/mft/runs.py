@@ -108,6 +108,66 @@ def run_labels(configs, keys=None):
     return [" ".join(f"{short[k]}={value_text(cfg[k])}" for k in keys if k in cfg) for cfg in configs]
 
 
+# The order in which open_runs gives up a key as a dimension when the
+# others determine it: the training's and initial scales' keys first, the
+# model's last (a ReLU block with its own scales and step is a row of
+# model.attention, not three dimensions).
+SECTION_ORDER = ("output.", "train.", "init.", "data.", "loss.", "readout.", "depth.", "ntk.", "parallel.", "run.",
+                 "model.")
+
+
+def run_status(run):
+    """(status, why) of a training run as its file tells: "diverged" (the
+    run said so in /history.end), "complete" (its history reaches
+    train.steps), else "stopped" (a signal, the wall time, a crash or still
+    running: its log says which); why is None for a complete run. A file
+    without a history (mft forward, ntk) is "complete"."""
+    hist = run.history
+    if not hist or len(hist.get("step", ())) == 0:
+        return "complete", None
+    last = int(hist["step"][-1])
+    steps = int(run.config.get("train.steps", last))
+    if run.end == "diverged":
+        return "diverged", f"diverged at step {last} of {steps}: {run.end_error or 'non-finite values'}"
+    if last < steps:
+        return "stopped", f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
+    return "complete", None
+
+
+def tidy_value(value):
+    """A configuration value as a table's cell: "true"/"false" as booleans,
+    a number as a number, a list as its text."""
+    value = coordinate(value)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    return value
+
+
+def filled_dimensions(keys, configs):
+    """The keys of `keys` that a grid needs: each key that the others
+    determine (its value is a function of theirs over these runs, and they
+    still tell every run apart) is dropped, in the order of SECTION_ORDER
+    (init.seed kept), so that co-varying keys give one dimension."""
+    def cells(subset):
+        return [tuple(value_text(c[k]) for k in subset) for c in configs]
+
+    kept = list(keys)
+    def rank(k):
+        return next((i for i, p in enumerate(SECTION_ORDER) if k.startswith(p)), len(SECTION_ORDER))
+    for key in sorted((k for k in keys if k != SEED), key=lambda k: (rank(k), [-ord(ch) for ch in k])):
+        rest = [k for k in kept if k != key]
+        if not rest:
+            break
+        where = cells(rest)
+        value = {}
+        if len(set(where)) == len(set(cells(kept))) and all(
+                value.setdefault(w, value_text(c[key])) == value_text(c[key]) for w, c in zip(where, configs)):
+            kept = rest
+    return kept
+
+
 def _history_rows(run, step, history):
     """[(step or None, {measure: value})] of one run: its last history row,
     the row of `step`, or every row (`history`); for a run without a history,
@@ -140,7 +200,7 @@ def _history_rows(run, step, history):
     return [(int(steps[i]), {c: frame[c].iat[i].item() for c in columns}) for i in picked]
 
 
-def open_runs(paths_or_glob, dims=None, step=None, history=False):
+def open_runs(paths_or_glob, dims=None, step=None, history=False, tidy=False):
     """Run files as one xarray.Dataset of their measures, one dimension per
     configuration key that varies between them.
 
@@ -158,6 +218,17 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False):
     cell's path. The keys every file shares with one value are attributes
     of the Dataset.
 
+    Keys that the other keys determine (a block of ReLU runs with their
+    own scales and step) are no dimensions of their own: by default the
+    dimensions are `filled_dimensions` of the differing keys, and each key
+    dropped is a variable over the others (NaN where no run is).
+
+    tidy=True: a pandas.DataFrame in long format instead, one row per (run,
+    history row) (or per run at `step`): `file`, `status` (complete,
+    stopped, diverged: `run_status`), every differing key and init.seed as
+    columns (booleans and numbers as such), `step` and the history's
+    columns. Two runs at the same keys are rows of their own.
+
     RunFileError, one line, for a file that is not an mft run, a key of
     `dims` a file lacks, a `step` a run has no row of, and two files at the
     same coordinates (naming both)."""
@@ -169,16 +240,24 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False):
     if step is not None and history:
         raise ValueError("open_runs: give step or history=True, not both")
     paths = expand(paths_or_glob)
-    configs, rows = [], []
+    configs, rows, statuses = [], [], []
     for path in paths:
         with open_run(path) as run:
             configs.append(run.config)
-            rows.append(_history_rows(run, step, history))
+            rows.append(_history_rows(run, step, history or (tidy and step is None)))
+            statuses.append(run_status(run)[0])
     if dims is not None:
         keys = list(dims)
     else:
         keys = [k for k in differing_keys(configs) if k != SEED]
         keys += [SEED] if all(SEED in cfg for cfg in configs) else []
+    if tidy:
+        return _tidy_frame(paths, configs, rows, statuses, keys)
+    variables = []
+    if dims is None:
+        filled = filled_dimensions(keys, configs)
+        variables = [k for k in keys if k not in filled]
+        keys = filled
     for path, cfg in zip(paths, configs):
         missing = [k for k in keys if k not in cfg]
         if missing:
@@ -203,6 +282,7 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False):
     for path, cfg, run_rows in zip(paths, configs, rows):
         for row_step, values in run_rows:
             record = {k: coordinate(cfg[k]) for k in keys}
+            values = {**{k: coordinate(cfg[k]) for k in variables}, **values}
             if history:
                 record["step"] = row_step
             elif row_step is not None:
@@ -219,3 +299,19 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False):
               if k not in keys and all(_same(configs[0][k], c[k]) for c in configs[1:])]
     ds.attrs.update({k: coordinate(configs[0][k]) for k in common})
     return ds
+
+
+def _tidy_frame(paths, configs, rows, statuses, keys):
+    """open_runs(tidy=True)'s frame (see there)."""
+    import pandas as pd
+
+    records = []
+    for path, cfg, status, run_rows in zip(paths, configs, statuses, rows):
+        for row_step, values in run_rows:
+            record = {"file": path, "status": status, **{k: tidy_value(cfg[k]) for k in keys if k in cfg}}
+            records.append({**record, "step": row_step, **values})
+    frame = pd.DataFrame.from_records(records)
+    for k in keys:  # a key some files lack: NaN there
+        if k in frame and frame[k].map(lambda v: isinstance(v, bool)).all():
+            frame[k] = frame[k].astype(bool)
+    return frame

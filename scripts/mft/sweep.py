@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from . import sweep_check, sweep_grid, sweep_run
+from . import sweep_check, sweep_grid, sweep_plot, sweep_run
 from .h5checks import cannot_write, one_line
 from .sweep_collect import COLUMNS, collect, print_table, why_failed, write_csv
 from .sweep_plot import plot
@@ -97,7 +97,32 @@ def main(argv=None):
                         help="a sweep's files: print one line per run that did not finish (missing, damaged, "
                              "stopped early), keep it in the table as failed or stopped, and exit 1 if there "
                              "was one")
+    parser.add_argument("--rate-window", default="0.5:1", metavar="A:B",
+                        help="the column rate: minus the least-squares slope of log R against tau over the history "
+                             "rows with tau in [A, B] times the run's last tau (default 0.5:1, the last half)")
+    parser.add_argument("--eps", type=float, metavar="E",
+                        help="the column tau_eps: the first tau at which R reaches E (linear in log R between rows; "
+                             "blank when no row does)")
+    parser.add_argument("--x", metavar="KEY", help="the figure's horizontal axis (default: a panel per varied key)")
+    parser.add_argument("--hue", metavar="KEY", help="the figure's curves: one per value of KEY (any other varied "
+                                                     "key that is not --x or --facet splits them further)")
+    parser.add_argument("--facet", metavar="KEY", help="the figure: a panel per value of KEY")
+    parser.add_argument("--y", metavar="COLUMN", action="append",
+                        help="a measure the figure draws, a row of panels each (repeatable; default R and "
+                             "test_risk): any numeric column, e.g. rate, tau_eps, test_ratio, ntk_lambda_min")
     args = parser.parse_args(argv)
+    try:
+        low, high = (float(v) for v in args.rate_window.split(":"))
+        if not 0 <= low < high <= 1:
+            raise ValueError
+    except ValueError:
+        print(f"error: --rate-window {args.rate_window}: not A:B with 0 <= A < B <= 1 (fractions of the run's tau)",
+              file=sys.stderr)
+        return 2
+    args.window = (low, high)
+    if args.eps is not None and not args.eps > 0:
+        print(f"error: --eps {args.eps:g}: not a positive risk", file=sys.stderr)
+        return 2
     inputs = args.runs + ([args.table] if args.table else [])
     if args.csv and args.plot and os.path.abspath(args.csv) == os.path.abspath(args.plot):
         print(f"error: --csv and --plot name one file, {args.csv}", file=sys.stderr)
@@ -131,11 +156,16 @@ def _collect_main(args):
         if len(failed) == len(args.runs):
             return 1
     try:
-        frame = collect(args.runs, table=args.table, report_failed=args.report_failed)
-    except (mft_io.RunFileError, SweepTableError) as e:
+        frame = collect(args.runs, table=args.table, report_failed=args.report_failed, window=args.window,
+                        eps=args.eps)
+        sweep_plot.check_axes(frame, args.x, args.hue, args.facet, args.y)
+    except (mft_io.RunFileError, SweepTableError, ValueError) as e:
         sys.exit(f"error: {e}")
     print_table(frame)
-    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", plot)):
+
+    def figure(frame, path):
+        return plot(frame, path, args.x, args.hue, args.facet, args.y)
+    for path, what, write in ((args.csv, "--csv", write_csv), (args.plot, "--plot", figure)):
         if not path:
             continue
         try:

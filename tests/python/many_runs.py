@@ -144,7 +144,13 @@ class RunsOnWrittenFiles(unittest.TestCase):
         for M, seed, method in ((2, 1, "flow"), (2, 2, "flow"), (4, 1, "adam")):
             paths.append(str(self.tmp / f"r{M}{seed}.h5"))
             write_sweep_run(paths[-1], M, seed, T=6, **{"train.method": method})
-        ds = mft_io.open_runs(paths)
+        # The method is a function of M here: a variable over (M, seed), not a dimension of its own.
+        grid = mft_io.open_runs(paths)
+        self.assertEqual(grid.risk.dims, ("model.heads", "init.seed"))
+        self.assertEqual(grid["train.method"].sel({"model.heads": 4, "init.seed": 1}).item(), "adam")
+        self.assertEqual(int(np.isnan(grid.risk.values).sum()), 1)  # 4 cells, 3 runs
+        # Named, it is one: every combination of the three keys.
+        ds = mft_io.open_runs(paths, dims=["model.heads", "train.method", "init.seed"])
         self.assertEqual(ds.risk.dims, ("model.heads", "train.method", "init.seed"))
         np.testing.assert_array_equal(ds["train.method"].values, ["adam", "flow"])
         cell = ds.sel({"model.heads": 4, "train.method": "adam", "init.seed": 1})
@@ -159,6 +165,35 @@ class RunsOnWrittenFiles(unittest.TestCase):
                                                     "M=4 method=adam seed=1"])
         self.assertEqual(history.default_labels(paths, configs), ["flow M=2 seed=1", "flow M=2 seed=2",
                                                                   "adam M=4 seed=1"])
+
+    def test_tidy(self):
+        """open_runs(tidy=True): one row per (run, history row), the keys
+        that differ as columns (booleans as booleans), the run's status."""
+        specs = ((2, 1, "true"), (2, 2, "false"), (4, 1, "true"))
+        paths = []
+        for M, seed, causal in specs:
+            paths.append(str(self.tmp / f"t{M}{seed}.h5"))
+            write_sweep_run(paths[-1], M, seed, T=6, **{"model.causal": causal})
+        with h5py.File(paths[1], "r+") as f:
+            f["history"].attrs["end"] = "diverged"
+        with h5py.File(paths[2], "r+") as f:
+            f["config"].attrs["train.steps"] = 50  # its history ends at step 5
+        frame = mft_io.open_runs(paths, tidy=True)
+        self.assertEqual(list(frame.columns[:7]),
+                         ["file", "status", "model.causal", "model.heads", "train.steps", "init.seed", "step"])
+        self.assertEqual(len(frame), 3 * 6)
+        self.assertEqual(frame["model.causal"].dtype, bool)
+        self.assertEqual(frame["model.heads"].dtype.kind, "i")
+        by_file = frame.groupby("file", sort=False)
+        self.assertEqual([g["status"].iat[0] for _, g in by_file], ["complete", "diverged", "stopped"])
+        self.assertEqual([bool(g["model.causal"].iat[0]) for _, g in by_file], [True, False, True])
+        for path, (_, group) in zip(paths, by_file):
+            with h5py.File(path, "r") as f:
+                np.testing.assert_array_equal(group["step"].to_numpy(), f["history/step"][...])
+                np.testing.assert_array_equal(group["risk"].to_numpy(), f["history/risk"][...])
+        # one step: a row per run
+        last = mft_io.open_runs(paths, tidy=True, step=5)
+        self.assertEqual((len(last), list(last["step"])), (3, [5, 5, 5]))
 
     def test_labels_of_runs_that_agree(self):
         a, b = str(self.tmp / "a.h5"), str(self.tmp / "b.h5")

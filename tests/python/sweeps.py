@@ -367,7 +367,9 @@ class LocalSweep(unittest.TestCase):
         with open(self.tmp / "runs" / "sweep-g.csv") as f:
             reader = csv.DictReader(f)
             self.assertEqual(reader.fieldnames, ["file", "status", "model.heads", "model.slices", "init.seed", "M",
-                                                 "L", "steps", "tau", "R0", "R", "Q", "test_risk", "test_accuracy"])
+                                                 "L", "steps", "tau", "R0", "R", "Q", "rate", "tau_eps", "test_risk",
+                                                 "test_accuracy", "baseline", "test_ratio", "ntk_lambda_min",
+                                                 "ntk_lambda_max", "euler_dtau_max"])
             rows = list(reader)
         self.assertEqual(len(rows), 8)
         self.assertTrue(all(r["status"] == "complete" and math.isfinite(float(r["test_risk"])) for r in rows), rows)
@@ -424,6 +426,50 @@ class Figure(unittest.TestCase):
             self.assertEqual((lo, hi), (min(pair), max(pair)))
             self.assertAlmostEqual(mean, sum(pair) / 2)
         self.assertTrue((self.tmp / "f.png").read_bytes().startswith(b"\x89PNG"))
+
+
+    def test_axes(self):
+        """--x, --hue, --facet and --y choose what the figure draws; curves
+        and facets come in numeric order (4 before 16), only seeds are
+        averaged."""
+        import h5py
+        paths = []
+        for i, (M, L, seed) in enumerate((M, L, s) for M in (16, 4, 8) for L in (16, 4) for s in (1, 2)):
+            path = str(self.tmp / f"r{i}.h5")
+            write_run(path, M=M, L=L, seed=i)
+            with h5py.File(path, "r+") as f:
+                f["config"].attrs["init.seed"] = seed
+            paths.append(path)
+        frame = sweep.collect(paths)
+        panels = sweep.plot(frame, str(self.tmp / "default.png"))
+        self.assertEqual([p["key"] for p in panels], ["model.heads", "model.slices"])
+        self.assertEqual([c["label"] for c in panels[0]["curves"]], ["model.slices = 4", "model.slices = 16"])
+        self.assertEqual(panels[0]["curves"][0]["x"], ["4", "8", "16"])
+        self.assertEqual(panels[0]["curves"][0]["runs"], [2, 2, 2])  # the two seeds, nothing else
+        panels = sweep.plot(frame, str(self.tmp / "hue.png"), x="model.heads", hue="model.slices")
+        self.assertEqual([(p["key"], [c["label"] for c in p["curves"]]) for p in panels],
+                         [("model.heads", ["model.slices = 4", "model.slices = 16"])])
+        panels = sweep.plot(frame, str(self.tmp / "facet.png"), x="model.heads", facet="model.slices", y=["rate", "Q"])
+        self.assertEqual([(p["measure"], p["facet"]) for p in panels],
+                         [("rate", ("model.slices", "4")), ("rate", ("model.slices", "16")),
+                          ("Q", ("model.slices", "4")), ("Q", ("model.slices", "16"))])
+        for p in panels:
+            (curve,) = p["curves"]
+            self.assertEqual((curve["label"], curve["runs"]), ("", [2, 2, 2]))
+            for x, mean in zip(curve["x"], curve["mean"]):
+                rows = frame[(frame["M"] == int(x)) & (frame["L"] == int(p["facet"][1]))]
+                self.assertAlmostEqual(mean, rows[p["measure"]].mean())
+        self.assertTrue((self.tmp / "facet.png").read_bytes().startswith(b"\x89PNG"))
+        for kwargs, words in (({"x": "model.d"}, "--x model.d: not a key"),
+                              ({"x": "model.heads", "hue": "model.heads"}, "--hue model.heads: --x names it"),
+                              ({"y": ["status"]}, "--y status: not a numeric column")):
+            with self.assertRaises(ValueError) as caught:
+                sweep.sweep_plot.check_axes(frame, **kwargs)
+            self.assertIn(words, str(caught.exception))
+        done = command(self.tmp, "collect", *paths, "--facet", "model.d")
+        self.assertEqual((done.returncode, done.stderr.strip()),
+                         (1, "error: --facet model.d: not a key of these runs (they have model.heads, model.slices, "
+                             "init.seed)"))
 
 
 class Submit(unittest.TestCase):

@@ -326,14 +326,15 @@ class CollectSweep(unittest.TestCase):
         # the swept keys: those whose values differ between the runs' /config
         self.assertEqual(lines[0].split(), ["file", "status", "model.heads", "model.slices", "train.steps",
                                             "init.seed", "steps", "tau", "R", "initial", "R", "final",
-                                            "Q", "final", "test", "R"])
+                                            "Q", "final", "rate", "test", "R", "test/base"])
         self.assertEqual([line.split()[:2] for line in lines[1:3]], [["wide.h5", "complete"],
                                                                      ["deep.h5", "complete"]])  # sorted by L, M
         self.assertEqual(lines[3:], [f"wrote {out}", f"wrote {self.tmp / 'sweep.png'}"])
         raw = out.read_bytes()
         self.assertNotIn(b"\r", raw)
         self.assertTrue(raw.startswith(b"file,status,model.heads,model.slices,train.steps,init.seed,M,L,steps,tau,"
-                                       b"R0,R,Q,test_risk,test_accuracy\n"), raw)
+                                       b"R0,R,Q,rate,tau_eps,test_risk,test_accuracy,baseline,test_ratio,"
+                                       b"ntk_lambda_min,ntk_lambda_max,euler_dtau_max\n"), raw)
         with open(out, newline="") as f:
             rows = list(csv.DictReader(f))
         self.assertEqual([(r["file"], int(r["M"]), int(r["L"])) for r in rows], [("wide.h5", 8, 2), ("deep.h5", 2, 4)])
@@ -350,6 +351,29 @@ class CollectSweep(unittest.TestCase):
         self.assertEqual(list(frame.columns), sweep.COLUMNS[:2] + ["model.heads", "model.slices", "train.steps"]
                          + sweep.COLUMNS[2:])
         self.assertEqual(list(frame["file"]), ["wide.h5", "deep.h5"])
+        # R = c exp(-0.3 step) at tau = 0.1 step: rate 3 over any window; R reaches
+        # c exp(-0.45) at tau 0.15 exactly (log-linear between the rows of steps 1 and 2)
+        eps = float(ha["risk"][0]) * np.exp(-0.45)
+        frame = sweep.collect([str(a)], window=(0.0, 0.5), eps=eps)
+        self.assertAlmostEqual(frame["rate"][0], 3.0, delta=1e-12)
+        self.assertAlmostEqual(frame["tau_eps"][0], 0.15, delta=1e-12)
+        self.assertTrue(np.isnan(sweep.collect([str(a)], eps=1e-9)["tau_eps"][0]))  # never reached
+        # the held-out baseline: /baselines' reference, or for an earlier file
+        # under the squared loss the zero predictor's |y|^2 / 2 from its data
+        held = self.tmp / "held.h5"
+        _, hh = write_run(str(held), M=2, L=2, T=4, seed=3)
+        y = np.array([[1.0], [2.0], [-3.0]])
+        with h5py.File(held, "r+") as f:
+            f["config"].attrs["loss.kind"] = "squared"
+            f["data/test_targets"] = y
+            f["history/test_risk"] = np.linspace(2.0, 1.0, 4)
+        row = sweep.collect([str(held)]).iloc[0]
+        self.assertEqual((row["baseline"], row["test_ratio"]), (14 / 6, 1.0 / (14 / 6)))
+        with h5py.File(held, "r+") as f:
+            f["baselines/zero"] = [4.0]
+            f["baselines"].attrs["reference"] = "zero"
+        row = sweep.collect([str(held)]).iloc[0]
+        self.assertEqual((row["baseline"], row["test_ratio"]), (4.0, 0.25))
 
         # refusals: one line naming the file
         (self.tmp / "text.h5").write_text("plain text")
