@@ -19,7 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+from mft.tool_python import analysis_python
+
+analysis_python()  # a python3 without numpy, h5py runs this again under the one scripts/env.sh finds
+import numpy as np  # noqa: E402
 
 
 def choices(mft, key):

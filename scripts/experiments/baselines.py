@@ -9,6 +9,7 @@ for each sequence).
 Risks are 1/2 times the mean over sequences of the squared Euclidean error,
 the normalisation of the model's risk.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 

@@ -89,6 +89,7 @@ eigenvalues, R at the start and end, the irreducible risk; one row per
 translates kernel: mask, n, seed, K_V's extreme eigenvalues) and
 exp_causal.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import sys
 from pathlib import Path
 

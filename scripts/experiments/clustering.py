@@ -85,6 +85,7 @@ are censored, the drift), exp_clustering.png (counts, energies, lifetimes
 and the energy check) and exp_clustering_tokens.png (one sequence's token
 paths on the circle and the sphere).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from pathlib import Path
 
 import numpy as np

@@ -29,16 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-# A checkout (scripts/experiments/ beside scripts/mft/) or an installation
-# (PREFIX/share/mft/experiments/, the package in PREFIX/lib/python3/dist-packages,
-# the programs in PREFIX/bin). ROOT holds runs/ (and, in a checkout, docs/):
-# the checkout, or the folder an installed driver runs in. SCRIPTS holds
-# env.sh, make_digits.py and slurm/.
-HERE = Path(__file__).resolve().parent
-CHECKOUT = (HERE.parents[1] / "CMakeLists.txt").is_file()
+from chosen_python import CHECKOUT, HERE  # the package mft on sys.path, a checkout or an installation
+
+# ROOT holds runs/ (and, in a checkout, docs/): the checkout, or the folder
+# an installed driver runs in. SCRIPTS holds env.sh, make_digits.py and
+# slurm/ (the programs of an installation are in PREFIX/bin).
 SCRIPTS = HERE.parent
 ROOT = HERE.parents[1] if CHECKOUT else Path.cwd()
-sys.path.insert(0, str(SCRIPTS if CHECKOUT else HERE.parents[2] / "lib" / "python3" / "dist-packages"))
 from mft import io as mft_io  # noqa: E402
 
 import preregistration  # noqa: E402

@@ -89,6 +89,7 @@ D/displacement with its 95 % t-interval low-high; whether that mean is
 saturated) and exp_d_and_m.png (each criterion's quantity with its
 t-intervals over seeds).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import common

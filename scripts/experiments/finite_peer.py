@@ -5,6 +5,7 @@ Markov chains of the task's law (its own draws: mft's stream lives in C++)
 and measured on mft's held-out chains of the same seed. Needs PyTorch,
 which mft does not depend on; without it the record says so.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import common

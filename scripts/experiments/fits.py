@@ -7,6 +7,7 @@ squares; tests/experiments/test_fits.py checks them on synthetic data).
                              error from e, chi^2 on its degrees of freedom,
                              and the log-log curvature with its error
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from dataclasses import dataclass
 
 import numpy as np

@@ -84,6 +84,7 @@ configurations' held-out curves; every configuration's held-out and
 validation ratios, paired difference to one step and last-tenth change,
 with their t-intervals, the band and the choices marked).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import baselines

@@ -113,6 +113,7 @@ induction-criteria.txt and exp_induction.png (gap against tau per size; tau*
 against M^-1/2, seed by seed; D_u and D_b against tau with the
 path's least D_u; the previous-token and induction scores against tau).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import baselines

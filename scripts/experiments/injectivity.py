@@ -82,6 +82,7 @@ at 1024 7 s: a seed's curve about 45 s). Writes injectivity.csv (family,
 n, seed, lambda_min and lambda_max of K_V, the empirical and population
 margins, the radius r90) and exp_injectivity.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from pathlib import Path
 
 import numpy as np

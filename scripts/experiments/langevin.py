@@ -92,6 +92,7 @@ lambda_max(K_all(0)) exceeds 525 and so shortens dtau_0. Writes langevin.csv
 the extrapolation; the power at every step; the flows' risk) and
 exp_langevin.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import common

@@ -78,6 +78,7 @@ displacement |theta(tau) - theta(0)| (Q, K, V of a head as one vector); the
 final risk of the model) and exp_lazy.png (what each criterion fits, with
 t-intervals over seeds).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from pathlib import Path
 
 import numpy as np

@@ -45,6 +45,7 @@ Criteria, stated before the runs (95 % Student-t intervals over the seeds):
 most of it). Writes mean_field.csv, mean_field-criteria.txt and
 exp_mean_field.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import common

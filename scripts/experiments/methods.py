@@ -99,6 +99,7 @@ better; the method chosen), methods_timing.csv (seconds per step: wall
 time, which no rerun reproduces), methods-criteria.txt and exp_methods.png
 (the training curves and what each criterion tests, with its intervals).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import copy
 import math
 from pathlib import Path

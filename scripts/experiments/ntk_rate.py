@@ -80,6 +80,7 @@ bounds 2 lambda_min(K_V)/N and 2 lambda_min(K_all)/N and the Euler upper
 bound, the mean rates' range, within [B]'s bounds, the final R, diverged)
 and exp_ntk_rate.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from pathlib import Path
 
 import numpy as np

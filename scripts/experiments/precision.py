@@ -46,6 +46,7 @@ are most of it; the mixed ones take about half the time of the double
 ones). Writes precision.csv (per quantity and seed: both values and their
 difference), precision-criteria.txt and exp_precision.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import copy
 
 import numpy as np

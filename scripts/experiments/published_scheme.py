@@ -51,6 +51,7 @@ Writes published_scheme.csv (one row per setting and k: the mft-rescaled
 difference and each scheme's error against the reference) and
 exp_published_scheme.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from pathlib import Path
 
 import numpy as np

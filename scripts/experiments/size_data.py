@@ -70,6 +70,7 @@ set's risk), size_data-criteria.txt and exp_size_data.png (the held-out
 ratio against N with the online line, its interval and the band; the
 paired factor against N with the band).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import baselines

@@ -21,6 +21,7 @@ the time, with 2 seeds 70 %. The designs they serve:
 An Interval prints as `-0.441 [-0.553, -0.329] (95 % t, 2 dof)`; a
 criterion line quotes that text, so its level and dof are on the line.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 from dataclasses import dataclass
 
 import numpy as np

@@ -44,6 +44,7 @@ about five minutes on 2 cores. Writes trained_clusters.csv (one row per
 model and depth, with the paired rise over its sequences, and one per task
 and depth with the interval over its seeds) and exp_trained_clusters.png.
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import sys
 from pathlib import Path
 

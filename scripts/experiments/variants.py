@@ -74,6 +74,7 @@ paired by seed, exp of d_K and d_R with their intervals) and
 exp_variants.png (R against the step; the per-seed differences d_K and d_R
 with their intervals).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import numpy as np
 
 import common

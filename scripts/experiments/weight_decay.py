@@ -101,6 +101,7 @@ weight_decay-criteria.txt and exp_weight_decay.png (R*/lambda against lambda
 with its intervals; Q* against M^-1/2 per lambda with its intervals and the
 per-seed M^-1/2 fit; every run's drift against its threshold).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import argparse
 import math
 

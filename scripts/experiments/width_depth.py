@@ -117,6 +117,7 @@ validation and test accuracies, the test accuracy's interval, the size
 chosen), width_depth-criteria.txt and exp_width_depth.png (the training
 curves, and what each criterion tests with its intervals).
 """
+import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import copy
 import subprocess
 import sys
