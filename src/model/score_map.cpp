@@ -34,7 +34,8 @@ std::string ScoreMap::blow_up_hint() const {
   if (bounded()) return "";
   return std::string("; the ") + name() +
          " score map makes the velocity grow like |x|^3, so the flow can blow up in finite depth: smaller "
-         "init.sigma_qk (or train.dtau, in training) keeps it finite";
+         "init.sigma_qk keeps it finite at the start, model.norm = sphere throughout (training grows the "
+         "particles; a smaller train.dtau only delays it)";
 }
 
 void ScoreMap::probabilities(double *S, long long visible, long long rows, double *work) const {
