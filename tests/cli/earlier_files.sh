@@ -61,8 +61,15 @@ assert all(abs(q - r) <= 1e-15 * r for q, r in zip(objective[~past], h["risk"][~
 assert all(w >= 0 for w in wall[~past]), f"wall_time {wall}"
 columns = h.attrs["columns"]
 columns = columns.decode() if isinstance(columns, bytes) else columns
-assert columns.split(",")[-3:] == ["tau", "objective", "wall_time"], columns
-print("added columns: tau = step x dtau, objective and wall_time NaN before the restart; /history.columns:", columns)
+added = ["tau", "objective", "baseline_ratio", "euler_dtau_max", "wall_time"]
+assert columns.split(",")[-5:] == added, columns
+# The held-out baseline a file from before it gets: the zero predictor on its held-out targets.
+y = h5py.File("old.h5", "r")["data/test_targets"][...]
+ratio, zero = h["baseline_ratio"][:], (y ** 2).sum(axis=1).mean() / 2
+assert all(math.isnan(v) for v in ratio[past]) and all(math.isnan(v) for v in h["euler_dtau_max"][:][past])
+assert all(abs(r - t / zero) <= 1e-14 * r for r, t in zip(ratio[~past], h["test_risk"][~past])), (ratio, zero)
+print("added columns: tau = step x dtau, objective, baseline_ratio and wall_time NaN before the restart; "
+      "/history.columns:", columns)
 PY
 
 # A restart that asks for a column the file never had (the tokens' spread):
