@@ -118,17 +118,21 @@ SECTION_ORDER = ("output.", "train.", "init.", "data.", "loss.", "readout.", "de
 
 def run_status(run):
     """(status, why) of a training run as its file tells: "diverged" (the
-    run said so in /history.end), "complete" (its history reaches
-    train.steps), else "stopped" (a signal, the wall time, a crash or still
-    running: its log says which); why is None for a complete run. A file
-    without a history (mft forward, ntk) is "complete"."""
+    run said so in /history.end, at its first step too), "complete" (its
+    history reaches train.steps), else "stopped" (a signal, the wall time,
+    a crash or still running: its log says which); why is None for a
+    complete run. A file without /history (mft forward, ntk) is
+    "complete"."""
     hist = run.history
-    if not hist or len(hist.get("step", ())) == 0:
+    if hist is None:
         return "complete", None
-    last = int(hist["step"][-1])
+    rows = len(hist.get("step", ()))
+    last = int(hist["step"][-1]) if rows else 0
     steps = int(run.config.get("train.steps", last))
     if run.end == "diverged":
         return "diverged", f"diverged at step {last} of {steps}: {run.end_error or 'non-finite values'}"
+    if rows == 0:
+        return "stopped", f"stopped before its first history row (step 0 of {steps}; see its log)"
     if last < steps:
         return "stopped", f"stopped at step {last} of {steps} (diverged, failed or out of time; see its log)"
     return "complete", None

@@ -194,6 +194,21 @@ class RunsOnWrittenFiles(unittest.TestCase):
         # one step: a row per run
         last = mft_io.open_runs(paths, tidy=True, step=5)
         self.assertEqual((len(last), list(last["step"])), (3, [5, 5, 5]))
+        # diverged in its first step, before any history row: diverged, not complete or failed
+        first = str(self.tmp / "first.h5")
+        write_sweep_run(first, 8, 1, T=6)
+        with h5py.File(first, "r+") as f:
+            for name in list(f["history"]):
+                del f["history"][name]
+                f["history"].create_dataset(name, shape=(0,), dtype="f8")
+            f["history"].attrs.update({"complete": 0, "end": "diverged", "end_error": "training step 0: boom"})
+        frame = mft_io.open_runs([paths[0], first], tidy=True)
+        self.assertEqual(frame.groupby("file", sort=False)["status"].first().tolist(), ["complete", "diverged"])
+        from mft import sweep
+        row = sweep.collect([first]).iloc[0]
+        self.assertEqual((row["status"], row["M"], row["steps"]), ("diverged", 8, 0))
+        self.assertTrue(np.isnan(row["R"]))
+        self.assertEqual(sweep.why_failed(first), "diverged at step 0 of 5: training step 0: boom")
 
     def test_labels_of_runs_that_agree(self):
         a, b = str(self.tmp / "a.h5"), str(self.tmp / "b.h5")
