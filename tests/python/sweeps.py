@@ -466,6 +466,13 @@ class Figure(unittest.TestCase):
             with self.assertRaises(ValueError) as caught:
                 sweep.sweep_plot.check_axes(frame, **kwargs)
             self.assertIn(words, str(caught.exception))
+        for words, said in ((["--rate-window", "1:0.5"], "error: --rate-window 1:0.5: not A:B with 0 <= A < B <= 1"),
+                            (["--rate-window", "x"], "error: --rate-window x: not A:B"),
+                            (["--eps", "0"], "error: --eps 0: not a positive risk")):
+            done = command(self.tmp, "collect", *paths, *words)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+            self.assertIn(said, done.stderr)
         done = command(self.tmp, "collect", *paths, "--facet", "model.d")
         self.assertEqual((done.returncode, done.stderr.strip()),
                          (1, "error: --facet model.d: not a key of these runs (they have model.heads, model.slices, "
