@@ -20,7 +20,9 @@ pre-registered until their driver is rerun from a commit.
   python3 scripts/experiments/preregistration.py --check [--strict]
   python3 scripts/experiments/preregistration.py --table
 
---check exits 0 when every criteria file records a driver commit that is
+--check refuses a criteria file with a `plan:` line (stats.Plan: a
+criterion's band, the pilot's spread and the seeds) whose planned half-width
+exceeds its band. It exits 0 when every criteria file records a driver commit that is
 an ancestor of HEAD, holds the driver, is not the commit that added the
 file's current content and whose driver is the one of that commit (no
 criterion edited between the run and its results), or says `none` (--strict: none may say `none`); 1
@@ -43,6 +45,9 @@ SHARED = ["scripts/experiments/common.py", "scripts/experiments/stats.py", "scri
           "scripts/make_digits.py", "scripts/make_permutation_pairs.py", "src", "include", "apps",
           "CMakeLists.txt"]
 DRIVER_LINE = re.compile(r"^# driver commit: ([0-9a-f]{40}|none)\b")
+# A criterion's power, as stats.Plan.line writes it.
+PLAN_LINE = re.compile(r"^plan: (?P<name>.+?): band (?P<band>\S+); pilot spread (?P<spread>\S+) over \d+ seeds .*?"
+                       r"(?P<seeds>\d+) seeds give a half-width of (?P<half>\S+) ")
 STATED_LINE = re.compile(r"^# criteria stated in: ([0-9a-f]{40})\b")
 SKIP = 77
 
@@ -136,10 +141,36 @@ def last_change(path):
     return git("log", "-1", "--format=%H", "--", rel).stdout.strip() or None
 
 
+def plan_problems(text, path):
+    """The `plan:` lines of a criteria file's text whose planned half-width
+    exceeds the criterion's band, or that do not read: one line each. A
+    design that cannot resolve its band could only ever fail (or, for a
+    bound, hold by luck): add seeds, widen the band with a reason, or drop
+    the criterion."""
+    problems = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("plan:"):
+            continue
+        m = PLAN_LINE.match(line)
+        try:
+            band, half = float(m["band"]), float(m["half"])
+        except (TypeError, ValueError):
+            problems.append(f"{path}: line {number}: a plan that does not read: {line}")
+            continue
+        if not half <= band:
+            problems.append(f"{path}: plan {m['name']!r}: {m['seeds']} seeds give a half-width of {m['half']}, "
+                            f"wider than its band {m['band']}: the criterion cannot resolve it (add seeds, widen "
+                            "the band with a reason, or drop it)")
+    return problems
+
+
 def check_file(path, strict=False):
     """Problems with one criteria file's record (empty: it checks out)."""
     name = Path(path).name[: -len("-criteria.txt")]
     path = Path(path).resolve().relative_to(ROOT)
+    plans = plan_problems((ROOT / path).read_text(), path)
+    if plans:
+        return plans
     driver, _ = recorded(ROOT / path)
     if driver is None:
         return [f"{path}: records no driver commit"]

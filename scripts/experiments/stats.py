@@ -17,6 +17,10 @@ the time, with 2 seeds 70 %. The designs they serve:
                               n - 2 dof (points that are independent)
   validation_split(n, ...)    disjoint index sets: choose on one, judge on
                               the other
+  Plan(name, band, spread, pilot_seeds, seeds)
+                              the power of an equivalence or bound criterion
+                              before its run: the half-width its seeds will
+                              give against its band (a `plan:` line)
 
 An Interval prints as `-0.441 [-0.553, -0.329] (95 % t, 2 dof)`; a
 criterion line quotes that text, so its level and dof are on the line.
@@ -109,6 +113,60 @@ def paired(a, b, level=LEVEL):
     if a.size != b.size:
         raise ValueError(f"a paired comparison needs pairs, got {a.size} and {b.size} values")
     return t_interval(a - b, level)
+
+
+def planned_half_width(spread, seeds, level=LEVEL):
+    """The half-width a t-interval over `seeds` replicates will have when
+    their standard deviation is `spread` (a pilot's estimate):
+    t_{(1 + level)/2, seeds - 1} spread / sqrt(seeds)."""
+    if int(seeds) != seeds or seeds < 2:
+        raise ValueError(f"a planned interval needs at least two seeds, got {seeds}")
+    if not (np.isfinite(spread) and spread >= 0):
+        raise ValueError(f"a pilot's spread must be finite and not negative, got {spread}")
+    return float(t_quantile(level, int(seeds) - 1) * spread / np.sqrt(seeds))
+
+
+def seeds_needed(spread, band, level=LEVEL, most=10_000):
+    """The fewest seeds whose planned half-width is at most `band` (None
+    beyond `most`)."""
+    for n in range(2, most + 1):
+        if planned_half_width(spread, n, level) <= band:
+            return n
+    return None
+
+
+@dataclass
+class Plan:
+    """The power of one equivalence or bound criterion, stated before its
+    run: the band its interval must fall within (an equivalence's +-band,
+    a bound's distance from the value the pilot expects), the seeds' spread
+    a pilot measured (its runs excluded from the verdict) and the seeds the
+    design will run. Its `line()` goes into the criteria file, where
+    preregistration.py --check refuses a half-width above the band."""
+    name: str
+    band: float
+    spread: float
+    pilot_seeds: int
+    seeds: int
+    level: float = LEVEL
+
+    @property
+    def half_width(self):
+        return planned_half_width(self.spread, self.seeds, self.level)
+
+    @property
+    def fits(self):
+        return self.half_width <= self.band
+
+    def line(self):
+        """`plan: NAME: band B; pilot spread S over P seeds (excluded); N
+        seeds give a half-width of H (95 % t, N - 1 dof): within the band`
+        (or `exceeds the band: K seeds needed`)."""
+        verdict = "within the band" if self.fits else \
+            f"exceeds the band: {seeds_needed(self.spread, self.band, self.level) or 'over 10000'} seeds needed"
+        return (f"plan: {self.name}: band {self.band:.6g}; pilot spread {self.spread:.6g} over {self.pilot_seeds} "
+                f"seeds (excluded from the verdict); {self.seeds} seeds give a half-width of {self.half_width:.6g} "
+                f"({round(100 * self.level)} % t, {self.seeds - 1} dof): {verdict}")
 
 
 @dataclass

@@ -69,6 +69,26 @@ class Preregistration(unittest.TestCase):
         done = self.check("--strict")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
 
+    def test_a_plan_wider_than_its_band_is_refused(self):
+        head = git(self.repo, "rev-parse", "HEAD")
+        done = self.call(f"print('\\n'.join(p.header('toy', {head!r})))")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        record = done.stdout
+        within = ("plan: x < 1: band 0.5; pilot spread 0.1 over 2 seeds (excluded from the verdict); 5 seeds give a "
+                  "half-width of 0.124166 (95 % t, 4 dof): within the band\n")
+        wider = ("plan: y within 0.05: band 0.05; pilot spread 0.17 over 2 seeds (excluded from the verdict); 5 seeds "
+                 "give a half-width of 0.211083 (95 % t, 4 dof): exceeds the band: 50 seeds needed\n")
+        self.write_results(record + within)
+        self.commit("the toy's results, its plan within the band")
+        done = self.check("--strict")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.write_results(record + within + wider)
+        self.commit("a plan wider than its band")
+        done = self.check("--strict")
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("plan 'y within 0.05': 5 seeds give a half-width of 0.211083, wider than its band 0.05",
+                      done.stdout)
+
     def test_a_changed_driver_is_refused_before_and_during_the_run(self):
         self.driver.write_text('"""Criteria: 1. x < 2."""\n')
         done = self.call("p.start('toy')")

@@ -30,6 +30,34 @@ class Quantiles(unittest.TestCase):
             stats.t_interval([1.0, np.nan])
 
 
+class Power(unittest.TestCase):
+    def test_planned_half_width_is_the_intervals(self):
+        # t_{0.975, 4} / sqrt(5) = 2.7764451 / 2.2360680 = 1.2416640 for a spread of 1.
+        self.assertAlmostEqual(stats.planned_half_width(1.0, 5), 1.2416640, places=6)
+        self.assertAlmostEqual(stats.planned_half_width(0.3, 5), 0.3 * 1.2416640, places=6)
+        # the half-width the plan predicts is the one a t-interval of those seeds has, on average over draws
+        rng = np.random.default_rng(5)
+        sigma, n = 0.2, 6
+        widths = [stats.t_interval(rng.normal(0, sigma, n)).half_width for _ in range(DRAWS)]
+        # E[s] = c4 sigma (c4 = 0.9515 at n = 6): the plan with the true spread is c4 times wider on average
+        self.assertAlmostEqual(np.mean(widths) / stats.planned_half_width(sigma, n), 0.9515, delta=0.01)
+
+    def test_seeds_needed_and_the_plan_line(self):
+        # [B]'s sec. 5 case: a spread of 0.17 against +-log 1.05 = 0.0488 needs 50 seeds, 5 give 0.211.
+        self.assertEqual(stats.seeds_needed(0.17, 0.0488), 50)
+        self.assertLessEqual(stats.planned_half_width(0.17, 50), 0.0488)
+        self.assertGreater(stats.planned_half_width(0.17, 49), 0.0488)
+        plan = stats.Plan("equivalence within +-log 1.05", 0.0488, 0.17, 2, 5)
+        self.assertFalse(plan.fits)
+        self.assertEqual(plan.line(), "plan: equivalence within +-log 1.05: band 0.0488; pilot spread 0.17 over 2 "
+                                      "seeds (excluded from the verdict); 5 seeds give a half-width of 0.211083 "
+                                      "(95 % t, 4 dof): exceeds the band: 50 seeds needed")
+        self.assertTrue(stats.Plan("a bound", 0.2, 0.1, 2, 5).fits)
+        for spread, seeds in ((0.1, 1), (-1.0, 5), (np.nan, 5)):
+            with self.assertRaises(ValueError):
+                stats.planned_half_width(spread, seeds)
+
+
 def coverage(draw, truth, level=0.95):
     rng = np.random.default_rng(11)
     return np.mean([draw(rng).contains(truth) for _ in range(DRAWS)])
