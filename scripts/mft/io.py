@@ -462,11 +462,12 @@ class Run:
             value = value.decode("utf-8", "replace")
         return value if isinstance(value, str) else None
 
-    def training_history(self, columns=("step", "tau", "risk", "objective")):
+    def training_history(self, columns=("step", "tau", "risk", "objective"), hist=...):
         """`history` for a tool that needs a training run's: RunFileError
         when the file has no /history, no complete row, or lacks one of
-        `columns`."""
-        hist = self.history
+        `columns`. `hist`: the file's `history` when the caller has read it
+        already (it is read once)."""
+        hist = self.history if hist is ... else hist
         if not hist or len(next(iter(hist.values()))) == 0:
             raise RunFileError(f"{self.path}: no /history (not a training run)")
         missing = [c for c in columns if c not in hist]

@@ -116,14 +116,14 @@ SECTION_ORDER = ("output.", "train.", "init.", "data.", "loss.", "readout.", "de
                  "model.")
 
 
-def run_status(run):
+def run_status(run, hist=...):
     """(status, why) of a training run as its file tells: "diverged" (the
     run said so in /history.end, at its first step too), "complete" (its
     history reaches train.steps), else "stopped" (a signal, the wall time,
     a crash or still running: its log says which); why is None for a
     complete run. A file without /history (mft forward, ntk) is
-    "complete"."""
-    hist = run.history
+    "complete". `hist`: the run's `history` when the caller has read it."""
+    hist = run.history if hist is ... else hist
     if hist is None:
         return "complete", None
     rows = len(hist.get("step", ()))
@@ -249,7 +249,7 @@ def open_runs(paths_or_glob, dims=None, step=None, history=False, tidy=False):
         with open_run(path) as run:
             configs.append(run.config)
             rows.append(_history_rows(run, step, history or (tidy and step is None)))
-            statuses.append(run_status(run)[0])
+            statuses.append(run_status(run)[0] if tidy else None)  # only the long format has it
     if dims is not None:
         keys = list(dims)
     else:

@@ -103,14 +103,15 @@ def _read_run(path, window=RATE_WINDOW, eps=None):
     from .runs import run_status
 
     with mft_io.open_run(path) as run:
-        status, why = run_status(run)
+        hist = run.history  # read once: the status and the measures come from it
+        status, why = run_status(run, hist)
         cfg = run.config
-        if status == "diverged" and not len(run.history.get("step", ())):
+        if status == "diverged" and not len(hist.get("step", ())):
             # Diverged in its first step, before any history row: its sizes alone.
             measures = dict.fromkeys(MEASURES, math.nan)
             measures.update({"M": int(cfg["model.heads"]), "L": int(cfg["model.slices"]), "steps": 0})
             return cfg, measures, status, why
-        hist = run.training_history()
+        hist = run.training_history(hist=hist)
         baseline = run.baseline_risk
     last = int(hist["step"][-1])
     steps = int(cfg.get("train.steps", last))
