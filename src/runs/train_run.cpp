@@ -46,7 +46,9 @@ std::string format_seconds(double s) {
 // dtau times the velocity, and a higher-order TS or the cross-entropy's
 // curvature moves the bound, so for them it is stored, not warned of.
 bool euler_watch(const Config &c) {
-  return c.loss.kind == "squared" && (c.train.method == "sgd" || (c.train.method == "flow" && c.train.ts_type == "euler"));
+  const auto &methods = optimizer_entries();
+  return c.loss.kind == "squared" && has_trait(methods, c.train.method, kVelocityStep) &&
+         (!has_trait(methods, c.train.method, kTrainingTs) || c.train.ts_type == "euler");
 }
 
 // The time left, in one format for the whole column: hours:minutes:seconds.

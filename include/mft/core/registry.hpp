@@ -16,6 +16,7 @@ enum OptimizerTrait : unsigned {
   kTrainingTs = 1u,  // integrates the flow with the training TS (train.ts_type)
   kMinibatches = 2u, // steps on minibatches (train.batch) and online data
   kLangevin = 4u,    // takes Langevin noise (train.temperature)
+  kVelocityStep = 8u, // steps by dtau times the velocity (with kTrainingTs: when the TS is euler)
 };
 
 // What a loss is.

@@ -4,7 +4,7 @@
 
 namespace mft {
 
-MFT_OPTIMIZER(flow, kTrainingTs | kLangevin, "the gradient flow on all N sequences, integrated by train.ts_type")
+MFT_OPTIMIZER(flow, kTrainingTs | kLangevin | kVelocityStep, "the gradient flow on all N sequences, integrated by train.ts_type")
 
 OptimizerEntry flow_optimizer() {
   return {[](const Config &config, StepGradient &gradient) -> std::unique_ptr<Optimizer> {

@@ -3,7 +3,7 @@
 
 namespace mft {
 
-MFT_OPTIMIZER(sgd, kMinibatches | kLangevin, "Euler steps on minibatches of train.batch sequences")
+MFT_OPTIMIZER(sgd, kMinibatches | kLangevin | kVelocityStep, "Euler steps on minibatches of train.batch sequences")
 
 namespace {
 
