@@ -111,7 +111,7 @@ def figure_data(frame, x=None, hue=None, facet=None, y=None):
                 for setting, group in groups:
                     setting = setting if isinstance(setting, tuple) else (setting,)
                     curve = {"label": ", ".join(f"{k} = {v}" for k, v in zip(others, setting)), "x": [],
-                             "mean": [], "low": [], "high": [], "runs": [], "order": _order(setting)}
+                             "mean": [], "low": [], "high": [], "runs": []}
                     for value in xs:
                         values = [float(v) for v in group[group[key].astype(str) == value][measure]]
                         if not values:
@@ -122,8 +122,8 @@ def figure_data(frame, x=None, hue=None, facet=None, y=None):
                         curve["high"].append(max(values))
                         curve["runs"].append(len(values))
                     if curve["x"]:
-                        curves.append(curve)
-                curves.sort(key=lambda c: c.pop("order"))
+                        curves.append((_order(setting), curve))
+                curves = [curve for _, curve in sorted(curves, key=lambda pair: pair[0])]
                 panels.append({"key": key, "facet": None if facet is None else (facet, facet_value),
                                "measure": measure, "ylabel": label, "numeric": _number(xs) is not None,
                                "x values": xs, "seeds": seeds, "curves": curves})
