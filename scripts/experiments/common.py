@@ -20,6 +20,7 @@ the digits that reproduce on one machine.
 import argparse
 import concurrent.futures
 import csv
+import datetime
 import os
 import shlex
 import subprocess
@@ -201,8 +202,27 @@ def _argv(run, path):
     return argv
 
 
-def _run_one(run, path, ranks, fresh):
+def _created(path):
+    """When the run in `path` was created (its `created` attribute), or None."""
+    try:
+        import h5py
+        with h5py.File(path, "r") as f:
+            when = f.attrs["created"]
+        return preregistration.parse_time(when.decode() if isinstance(when, bytes) else str(when))
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _run_one(run, path, ranks, fresh, not_before=None):
+    """Runs `run` into `path`, or reuses the file of an earlier invocation
+    (not one created before `not_before`: under --update-docs the driver's
+    commit, so that every number comes from a run made after its criteria)."""
     marker = path.with_suffix(".diverged")
+    if not_before is not None:
+        made = _created(path) if path.is_file() else None
+        if made is None and marker.is_file():
+            made = datetime.datetime.fromtimestamp(marker.stat().st_mtime, datetime.timezone.utc)
+        fresh = fresh or made is None or made <= not_before
     if not fresh and marker.is_file() and marker.read_text() == _record(run):
         return path, "diverged (earlier)"
     if not fresh and _complete(path, run):
@@ -258,7 +278,9 @@ def execute(name, runs, options):
     jobs = max(1, options.jobs // max(1, options.ranks))
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_run_one, r, paths[r.name], options.ranks, options.fresh): r for r in runs}
+        not_before = preregistration.commit_time(options.commit) if getattr(options, "commit", None) else None
+        futures = {pool.submit(_run_one, r, paths[r.name], options.ranks, options.fresh, not_before): r
+                   for r in runs}
         # (paths loses the diverged runs only after every future is made)
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             run = futures[future]
@@ -359,8 +381,45 @@ def fmt(x):
     return f"{v:.{DIGITS}g}"
 
 
+# Provenance: the columns write_csv adds to every row that names its run
+# files (row["runs"]), so that a reader can check when each number was
+# computed and by which mft (preregistration.py --check compares `created`
+# with the criteria's commit).
+PROVENANCE = ("mft_version", "created")
+
+
+def provenance(paths):
+    """{"mft_version", "created"} of the run files `paths`: their versions
+    (one, or several joined by " + "), and the earliest creation time (ISO
+    8601, UTC), the one a check against the criteria's commit needs."""
+    import h5py
+    versions, created = [], []
+    for path in paths:
+        with h5py.File(path, "r") as f:
+            version, when = (f.attrs.get(k, b"") for k in PROVENANCE)
+        version, when = (v.decode() if isinstance(v, bytes) else str(v) for v in (version, when))
+        if not version or not when:
+            raise SystemExit(f"error: {path}: no mft_version or created attribute (a file from before them)")
+        versions += [version] if version not in versions else []
+        created.append(preregistration.parse_time(when))
+    if not created:
+        raise SystemExit("error: a results row names no run file")
+    return {"mft_version": " + ".join(versions), "created": min(created).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
 def write_csv(name, options, columns, rows):
+    """Writes the rows' `columns`, and, when the rows name their run files
+    (row["runs"]: the files the row's numbers come from), each row's
+    provenance. Under --update-docs every row must name them."""
     _still_committed(options)
+    named = [("runs" in row) for row in rows]
+    if any(named) and not all(named):
+        raise SystemExit(f"error: {name}: {named.count(False)} of {len(rows)} rows name no run files")
+    if getattr(options, "update_docs", False) and rows and not all(named):
+        raise SystemExit(f"error: {name}: --update-docs needs every row's run files (row['runs']) for its provenance")
+    if rows and all(named):
+        rows = [{**row, **provenance(row["runs"])} for row in rows]
+        columns = list(columns) + [c for c in PROVENANCE if c not in columns]
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + ".csv")
@@ -373,33 +432,58 @@ def write_csv(name, options, columns, rows):
     return path
 
 
-def criterion(text, holds, numbers):
-    """Prints and returns the one line that states a criterion's verdict:
-    `criterion: TEXT: holds|fails (NUMBERS)`."""
-    line = f"criterion: {text}: {'holds' if holds else 'fails'} ({numbers})"
+# Two kinds of verdict lines. A criterion is a claim about the theory that
+# the data could refute; a sanity check is an identity or a check of the
+# design, which must hold for the criteria to mean anything (a failing one
+# is a bug or a broken design, not a finding). The sections' tables count
+# them apart.
+KINDS = ("criterion", "sanity")
+
+
+def verdict(kind, text, holds, numbers):
+    """Prints and returns the one line that states a verdict:
+    `KIND: TEXT: holds|fails (NUMBERS)`."""
+    if kind not in KINDS:
+        raise ValueError(f"a verdict's kind is one of {KINDS}, not {kind!r}")
+    line = f"{kind}: {text}: {'holds' if holds else 'fails'} ({numbers})"
     print(line, flush=True)
     return line
 
 
+def criterion(text, holds, numbers):
+    """A claim about the theory: `criterion: TEXT: holds|fails (NUMBERS)`."""
+    return verdict("criterion", text, holds, numbers)
+
+
+def sanity(text, holds, numbers):
+    """A check of the design or an identity: `sanity: TEXT: holds|fails (NUMBERS)`."""
+    return verdict("sanity", text, holds, numbers)
+
+
 def write_criteria(name, options, lines):
-    """Writes the criterion lines to <out>/<name>-criteria.txt (--quick:
-    <name>-quick-criteria.txt), one a line, after the commit of the driver
-    under --update-docs (preregistration.py)."""
+    """Writes the verdict lines (and plan: lines) to <out>/<name>-criteria.txt
+    (--quick: <name>-quick-criteria.txt), one a line, after the commit of the
+    driver under --update-docs (preregistration.py)."""
     head = _still_committed(options)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + "-criteria.txt")
     path.write_text("".join(line + "\n" for line in head + list(lines)))
-    print(f"[{name}] wrote {path} ({len(lines)} criteria)")
+    kinds = [kind for kind, *_ in parse_verdicts("\n".join(lines))]
+    print(f"[{name}] wrote {path} ({kinds.count('criterion')} criteria, {kinds.count('sanity')} sanity checks)")
     return path
 
 
+def parse_verdicts(text):
+    """[(kind, text, "holds" or "fails", numbers)] for every line of `text`
+    that verdict() wrote (the one reader: preregistration's)."""
+    return preregistration.parse_verdicts(text)
+
+
 def parse_criteria(text):
-    """[(text, "holds" or "fails", numbers)] for every line of `text` that
-    criterion() wrote."""
-    import re
-    pattern = re.compile(r"^criterion: (.*): (holds|fails) \((.*)\)$")
-    return [m.groups() for m in map(pattern.match, text.splitlines()) if m]
+    """[(text, "holds" or "fails", numbers)] for every criterion line of
+    `text` (not the sanity checks)."""
+    return [tuple(rest) for kind, *rest in parse_verdicts(text) if kind == "criterion"]
 
 
 def figure_path(name, options):

@@ -25,12 +25,18 @@ criterion's band, the pilot's spread and the seeds) whose planned half-width
 exceeds its band. It exits 0 when every criteria file records a driver commit that is
 an ancestor of HEAD, holds the driver, is not the commit that added the
 file's current content and whose driver is the one of that commit (no
-criterion edited between the run and its results), or says `none` (--strict: none may say `none`); 1
-with one line per file that fails; 77 where there is no git history to check
+criterion edited between the run and its results), or says `none`; and
+when every row of a results CSV with provenance columns (`mft_version`,
+`created`: the runs' version and earliest creation time, common.write_csv)
+comes from runs created after the commit that stated its criteria. --strict:
+none may say `none` and every results CSV must carry its provenance. Exit 1
+with one line per problem; 77 where there is no git history to check
 against (an installed copy, a shallow clone). --table prints the table
-docs/EXPERIMENTS.md quotes.
+docs/EXPERIMENTS.md quotes, criteria and sanity checks counted apart.
 """
 import argparse
+import csv
+import datetime
 import re
 import subprocess
 import sys
@@ -48,6 +54,10 @@ DRIVER_LINE = re.compile(r"^# driver commit: ([0-9a-f]{40}|none)\b")
 # A criterion's power, as stats.Plan.line writes it.
 PLAN_LINE = re.compile(r"^plan: (?P<name>.+?): band (?P<band>\S+); pilot spread (?P<spread>\S+) over \d+ seeds .*?"
                        r"(?P<seeds>\d+) seeds give a half-width of (?P<half>\S+) ")
+# A verdict, as common.verdict writes it: a criterion (a claim about the
+# theory, able to fail) or a sanity check (an identity or a check of the
+# design, which must hold).
+VERDICT_LINE = re.compile(r"^(criterion|sanity): (.*): (holds|fails) \((.*)\)$")
 STATED_LINE = re.compile(r"^# criteria stated in: ([0-9a-f]{40})\b")
 SKIP = 77
 
@@ -164,6 +174,72 @@ def plan_problems(text, path):
     return problems
 
 
+def parse_time(text):
+    """An ISO 8601 time as mft writes it (`2026-12-05T06:30:29+0000`) or as
+    git and the CSVs do (`...+00:00`, `...Z`), as an aware datetime."""
+    text = text.strip()
+    text = text[:-1] + "+00:00" if text.endswith("Z") else text
+    if re.search(r"[+-]\d{4}$", text):
+        text = text[:-2] + ":" + text[-2:]
+    when = datetime.datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        raise ValueError(f"a time without its zone: {text}")
+    return when
+
+
+def commit_time(commit):
+    """The committer time of `commit`."""
+    return parse_time(git("show", "-s", "--format=%cI", commit).stdout.strip())
+
+
+def provenance_problems(csv_path, commit):
+    """None when the results CSV has no provenance columns (results from
+    before them); else the rows whose runs were created before `commit`
+    (the criteria's commit) or that lack a version or a time, one line
+    each (at most three, then a count)."""
+    with open(csv_path, newline="") as f:
+        reader = csv.DictReader(f)
+        columns, rows = reader.fieldnames or [], list(reader)
+    if "created" not in columns or "mft_version" not in columns:
+        return None
+    stated = commit_time(commit)
+    problems = []
+    for number, row in enumerate(rows, 2):
+        try:
+            made = parse_time(row["created"])
+        except (TypeError, ValueError):
+            problems.append(f"{csv_path.name}: line {number}: no creation time ({row['created']!r})")
+            continue
+        if not row["mft_version"]:
+            problems.append(f"{csv_path.name}: line {number}: no mft version")
+        elif made <= stated:
+            problems.append(f"{csv_path.name}: line {number}: its runs were created {row['created']}, before the "
+                            f"criteria's commit {commit[:12]} ({stated.isoformat()})")
+    return problems[:3] + ([f"{csv_path.name}: ... {len(problems) - 3} more rows"] if len(problems) > 3 else [])
+
+
+def parse_verdicts(text):
+    """[(kind, text, "holds" or "fails", numbers)] for every verdict line of `text`."""
+    return [m.groups() for m in map(VERDICT_LINE.match, text.splitlines()) if m]
+
+
+def verdict_counts(text):
+    """{(kind, verdict): count} over the verdict lines of `text`."""
+    counts = {(k, v): 0 for k in ("criterion", "sanity") for v in ("holds", "fails")}
+    for kind, _, verdict, _ in parse_verdicts(text):
+        counts[kind, verdict] += 1
+    return counts
+
+
+def has_provenance(criteria_path):
+    """Whether the results CSV beside a criteria file carries its runs'
+    provenance columns."""
+    results = Path(criteria_path).with_name(Path(criteria_path).name[: -len("-criteria.txt")] + ".csv")
+    driver, stated = recorded(criteria_path)
+    return results.is_file() and driver not in (None, "none") and \
+        provenance_problems(results, stated or driver) is not None
+
+
 def check_file(path, strict=False):
     """Problems with one criteria file's record (empty: it checks out)."""
     name = Path(path).name[: -len("-criteria.txt")]
@@ -187,11 +263,17 @@ def check_file(path, strict=False):
         problems.append(f"{path}: its results were added in the driver's own commit {driver[:12]}")
     # The results' commit: the last change of the CSV (a header added to an
     # older criteria file later does not move it).
-    csv = (ROOT / path).with_name(name + ".csv")
-    added = last_change(csv if csv.is_file() else ROOT / path)
+    results = (ROOT / path).with_name(name + ".csv")
+    added = last_change(results if results.is_file() else ROOT / path)
     if added and git("diff", "--quiet", driver, added, "--", driver_path(name), check=False).returncode != 0:
         problems.append(f"{path}: {driver_path(name)} changed between the run ({driver[:12]}) and the commit that "
                         f"added its results ({added[:12]})")
+    if results.is_file():
+        _, stated = recorded(ROOT / path)
+        late = provenance_problems(results, stated or driver)
+        if late is None and strict:
+            problems.append(f"{path}: {results.name} has no provenance columns (mft_version, created): rerun pending")
+        problems += [f"{path}: {line}" for line in late or []]
     return problems
 
 
@@ -200,24 +282,34 @@ def criteria_files():
 
 
 def table():
-    """A Markdown table: per driver, the commit that stated its criteria,
-    the one its results came from and the one that added them (the last
-    change of its CSV), and a later change of the driver not yet run."""
-    rows = ["| driver | criteria stated in | run from | results added in | driver changed since |",
-            "|---|---|---|---|---|"]
+    """A Markdown table: per driver, its criteria and its sanity checks
+    (holds / fails, counted apart), the commit that stated its criteria, the
+    one its results came from and the one that added them (the last change
+    of its CSV), whether the CSV carries its runs' provenance, and a later
+    change of the driver not yet run; a last row sums the verdicts."""
+    rows = ["| driver | criteria: hold / fail | sanity: hold / fail | criteria stated in | run from | "
+            "results added in | provenance | driver changed since |",
+            "|---|---|---|---|---|---|---|---|"]
     short = (lambda c: c[:10] if c else "(uncommitted)")
+    total = {}
     for path in criteria_files():
         name = path.name[: -len("-criteria.txt")]
         driver, stated = recorded(path)
+        counts = verdict_counts(path.read_text())
+        total = {key: total.get(key, 0) + n for key, n in counts.items()}
+        verdicts = (f"{counts['criterion', 'holds']} / {counts['criterion', 'fails']} | "
+                    f"{counts['sanity', 'holds']} / {counts['sanity', 'fails']}")
         added = last_change(path.with_name(name + ".csv"))
         latest = git("log", "-1", "--format=%H", "--", driver_path(name)).stdout.strip()
         redesigned = "" if latest in (stated, driver) else f"{short(latest)} (not run since)"
         if driver == "none":
-            rows.append(f"| {name}.py | not pre-registered | (driver and results in one commit) | {short(added)} | "
-                        f"{redesigned} |")
+            rows.append(f"| {name}.py | {verdicts} | not pre-registered | (driver and results in one commit) | "
+                        f"{short(added)} | no | {redesigned} |")
         else:
-            rows.append(f"| {name}.py | {short(stated) if stated else '(not recorded)'} | {short(driver)} | "
-                        f"{short(added)} | {redesigned} |")
+            rows.append(f"| {name}.py | {verdicts} | {short(stated) if stated else '(not recorded)'} | "
+                        f"{short(driver)} | {short(added)} | {'yes' if has_provenance(path) else 'no'} | {redesigned} |")
+    rows.append(f"| all | {total.get(('criterion', 'holds'), 0)} / {total.get(('criterion', 'fails'), 0)} | "
+                f"{total.get(('sanity', 'holds'), 0)} / {total.get(('sanity', 'fails'), 0)} | | | | | |")
     return "\n".join(rows)
 
 
@@ -226,7 +318,8 @@ def main():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true")
     g.add_argument("--table", action="store_true")
-    p.add_argument("--strict", action="store_true", help="with --check: no criteria file may say `none`")
+    p.add_argument("--strict", action="store_true", help="with --check: no criteria file may say `none`, and every "
+                   "results CSV carries its runs' provenance")
     options = p.parse_args()
     if not has_history():
         print("preregistration: no git history here (an installed copy or a shallow clone): nothing to check")
@@ -243,9 +336,11 @@ def main():
         failed = {pr.split(":")[0] for pr in problems}
         registered = [p for p in files if recorded(p)[0] not in (None, "none")
                       and str(p.relative_to(ROOT)) not in failed]
+        bare = [path.name for path in registered if not has_provenance(path)]
         print(f"preregistration: {len(files) - len(failed)} of {len(files)} criteria files check out; "
               f"{len(registered)} record a driver commit that precedes their results"
-              + (f"; not pre-registered (rerun pending): {', '.join(unregistered)}" if unregistered else ""))
+              + (f"; not pre-registered (rerun pending): {', '.join(unregistered)}" if unregistered else "")
+              + (f"; results without their runs' provenance (rerun pending): {len(bare)}" if bare else ""))
         sys.exit(1 if problems else 0)
     except PreregistrationError as e:
         sys.exit(f"preregistration: error: {e}")

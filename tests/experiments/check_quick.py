@@ -1,7 +1,8 @@
 """Runs one experiment driver's --quick mode into a fresh folder and checks
 the shape of what it wrote: the CSV's columns and row count, a PNG figure,
-and, for the drivers that state criteria, as many `criterion: ...:
-holds|fails (...)` lines as it states, printed and written alike. Not the
+and, for the drivers that state criteria, as many verdict lines
+(`criterion: ...: holds|fails (...)` and `sanity: ...`) as it states,
+printed and written alike. Not the
 science: the full runs and their criteria lines in docs/EXPERIMENTS.md.
 
   python3 tests/experiments/check_quick.py DRIVER
@@ -59,7 +60,7 @@ EXPECTED = {
                    "tau_star_high", "reached", "previous_token", "induction", "probe_induction"], 3),
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
-# driver: the number of criteria it states
+# driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
             "ntk_rate": 5, "injectivity": 5, "causal": 6, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4,
@@ -94,14 +95,16 @@ def main():
         stated = ""
         if name in CRITERIA:
             sys.path.insert(0, str(ROOT / "scripts" / "experiments"))
-            from common import parse_criteria
-            printed = parse_criteria(done.stdout)
+            from common import parse_verdicts
+            printed = parse_verdicts(done.stdout)
             written_path = out / f"{name}-quick-criteria.txt"
-            written = parse_criteria(written_path.read_text()) if written_path.is_file() else []
+            written = parse_verdicts(written_path.read_text()) if written_path.is_file() else []
             if len(printed) != CRITERIA[name] or written != printed:
-                sys.exit(f"FAIL: {name} printed {len(printed)} criterion lines and wrote {len(written)}, expected "
+                sys.exit(f"FAIL: {name} printed {len(printed)} verdict lines and wrote {len(written)}, expected "
                          f"{CRITERIA[name]} alike; output:\n{done.stdout[-3000:]}")
-            stated = f", {len(printed)} criteria ({', '.join(v for _, v, _ in printed)})"
+            kinds = [kind for kind, *_ in printed]
+            stated = (f", {kinds.count('criterion')} criteria and {kinds.count('sanity')} sanity checks "
+                      f"({', '.join(v for _, _, v, _ in printed)})")
         print(f"{name} --quick: {len(rows) - 1} rows of {len(columns)} columns and {figure.name}{stated}: ok")
 
 

@@ -243,6 +243,62 @@ class Criteria(unittest.TestCase):
                 self.assertEqual(len(common.parse_criteria(path.read_text())), 3)
 
 
+    def test_sanity_checks_are_read_apart(self):
+        """sanity() writes its own kind of line: parse_verdicts reads both kinds, parse_criteria only criteria"""
+        with contextlib.redirect_stdout(io.StringIO()):
+            lines = [common.criterion(*self.cases[0]), common.sanity("K is symmetric", True, "0")]
+            with self.assertRaises(ValueError):
+                common.verdict("claim", "x", True, "")
+        self.assertEqual(lines[1], "sanity: K is symmetric: holds (0)")
+        text = "\n".join(lines)
+        self.assertEqual(common.parse_verdicts(text), [("criterion", "risk below the zero risk", "holds", "0.12 < 0.40"),
+                                                       ("sanity", "K is symmetric", "holds", "0")])
+        self.assertEqual(common.parse_criteria(text), [("risk below the zero risk", "holds", "0.12 < 0.40")])
+
+
+class Provenance(unittest.TestCase):
+    """Every results row that names its run files carries their mft version
+    and the earliest creation time."""
+
+    def run_file(self, folder, stem, version, created):
+        import h5py
+        path = Path(folder) / f"{stem}.h5"
+        with h5py.File(path, "w") as f:
+            f.attrs["mft_version"], f.attrs["created"] = version, created
+        return path
+
+    def test_rows_carry_their_runs_version_and_earliest_time(self):
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+            a = self.run_file(folder, "a", "0.1.0 (abc)", "2026-12-05T10:00:00+0000")
+            b = self.run_file(folder, "b", "0.1.0 (abc)", "2026-12-05T09:30:00+0000")
+            c = self.run_file(folder, "c", "0.1.1 (def)", "2026-12-05T11:00:00+0000")
+            options = argparse.Namespace(out=folder, quick=False)
+            path = common.write_csv("demo", options, ["x"], [{"x": 1, "runs": [a, b]}, {"x": 2, "runs": [a, c]}])
+            self.assertEqual(path.read_text().splitlines(),
+                             ["x,mft_version,created", "1,0.1.0 (abc),2026-12-05T09:30:00Z",
+                              "2,0.1.0 (abc) + 0.1.1 (def),2026-12-05T10:00:00Z"])
+            # rows without runs: the CSV as before; some with, some without: refused
+            path = common.write_csv("demo", options, ["x"], [{"x": 1}])
+            self.assertEqual(path.read_text().splitlines(), ["x", "1"])
+            with self.assertRaises(SystemExit) as refused:
+                common.write_csv("demo", options, ["x"], [{"x": 1, "runs": [a]}, {"x": 2}])
+            self.assertIn("1 of 2 rows name no run files", str(refused.exception))
+
+
+    def test_update_docs_reruns_a_file_made_before_the_drivers_commit(self):
+        """A complete run file is reused, unless it was created before the commit the results are to come from"""
+        commit = common.preregistration.parse_time("2026-12-05T10:00:00Z")
+        run = common.Run("demo", {"model.heads": 4})
+        for created, reused in (("2026-12-05T09:59:59+0000", False), ("2026-12-05T10:00:01+0000", True)):
+            with tempfile.TemporaryDirectory() as folder:
+                path = self.run_file(folder, "demo", "0.1.0 (abc)", created)
+                with mock.patch.object(common, "_complete", return_value=True), \
+                        mock.patch.object(common.subprocess, "run") as ran:
+                    ran.return_value.returncode = 0
+                    _, status = common._run_one(run, path, 1, False, commit)
+                self.assertEqual((status, ran.called), ("reused", False) if reused else ("ran", True), created)
+
+
 class Outputs(unittest.TestCase):
     """Where a driver writes: beside its runs unless told; the committed
     docs/ files only with --update-docs."""

@@ -3,6 +3,7 @@ preregistration.py and a driver: --update-docs refuses a driver that differs
 from HEAD, the header records the commit, and --check refuses results added
 in their driver's own commit, commits outside the history, and files that
 record nothing."""
+import datetime
 import shutil
 import subprocess
 import sys
@@ -51,10 +52,59 @@ class Preregistration(unittest.TestCase):
         return subprocess.run([sys.executable, str(self.repo / "scripts" / "experiments" / "preregistration.py"),
                                "--check", *extra], capture_output=True, text=True)
 
-    def write_results(self, commit_line):
+    def write_results(self, commit_line, table=None):
+        """The toy's criteria file and CSV; by default the CSV's one row was
+        computed from runs made a moment after the criteria's commit."""
+        if table is None:
+            later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2)
+            table = f"x,mft_version,created\n0.5,0.1.0 (abc1234),{later.strftime('%Y-%m-%dT%H:%M:%SZ')}\n"
         (self.repo / "docs" / "experiments" / "toy-criteria.txt").write_text(
             commit_line + "criterion: x < 1: holds (0.5)\n")
-        (self.repo / "docs" / "experiments" / "toy.csv").write_text("x\n0.5\n")
+        (self.repo / "docs" / "experiments" / "toy.csv").write_text(table)
+
+    def record(self):
+        head = git(self.repo, "rev-parse", "HEAD")
+        done = self.call(f"print('\\n'.join(p.header('toy', {head!r})))")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout
+
+    def test_results_from_runs_made_before_their_criteria_are_refused(self):
+        record = self.record()
+        self.write_results(record, "x,mft_version,created\n0.5,0.1.0 (abc1234),2026-01-01T00:00:00+0000\n"
+                                   "0.6,0.1.0 (abc1234),2099-01-01T00:00:00Z\n")
+        self.commit("results of a run made before its criteria")
+        done = self.check()
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("toy.csv: line 2: its runs were created 2026-01-01T00:00:00+0000, before the criteria's commit",
+                      done.stdout)
+        self.assertNotIn("line 3", done.stdout)
+        self.write_results(record, "x,mft_version,created\n0.5,,2099-01-01T00:00:00Z\n")
+        self.commit("a row without its version")
+        self.assertIn("toy.csv: line 2: no mft version", self.check().stdout)
+
+    def test_results_without_provenance_pass_only_without_strict(self):
+        self.write_results(self.record(), "x\n0.5\n")
+        self.commit("results from before the provenance columns")
+        done = self.check()
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("without their runs' provenance (rerun pending): 1", done.stdout)
+        done = self.check("--strict")
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("toy.csv has no provenance columns (mft_version, created): rerun pending", done.stdout)
+
+    def test_the_table_counts_criteria_and_sanity_checks_apart(self):
+        self.write_results(self.record())
+        criteria = self.repo / "docs" / "experiments" / "toy-criteria.txt"
+        criteria.write_text(criteria.read_text() + "criterion: y > 2: fails (1)\nsanity: K is symmetric: holds (0)\n"
+                            "not a verdict: holds (0)\n")
+        self.commit("the toy's results")
+        done = subprocess.run([sys.executable, str(self.repo / "scripts" / "experiments" / "preregistration.py"),
+                               "--table"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        row = next(line for line in done.stdout.splitlines() if line.startswith("| toy.py"))
+        self.assertTrue(row.startswith("| toy.py | 1 / 1 | 1 / 0 |"), row)
+        self.assertIn("| yes |", row)
+        self.assertIn("| all | 1 / 1 | 1 / 0 |", done.stdout)
 
     def test_a_run_from_a_committed_driver_records_its_commit_and_checks_out(self):
         head = git(self.repo, "rev-parse", "HEAD")
