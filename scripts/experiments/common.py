@@ -469,6 +469,9 @@ def write_criteria(name, options, lines):
     out.mkdir(parents=True, exist_ok=True)
     path = out / (name + ("-quick" if options.quick else "") + "-criteria.txt")
     path.write_text("".join(line + "\n" for line in head + list(lines)))
+    for line in lines:
+        if line.startswith("plan:"):  # the verdicts were printed as they were judged
+            print(line, flush=True)
     kinds = [kind for kind, *_ in parse_verdicts("\n".join(lines))]
     print(f"[{name}] wrote {path} ({kinds.count('criterion')} criteria, {kinds.count('sanity')} sanity checks)")
     return path
