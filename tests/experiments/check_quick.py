@@ -31,7 +31,7 @@ EXPECTED = {
                   "rate_min", "rate_max", "within_V", "final_risk", "diverged"], 8),
     "injectivity": (["family", "n", "seed", "V_min", "V_max", "cgf_margin", "cgf_population", "radius"], 32),
     "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
-                "irreducible"], 20),
+                "irreducible", "mft_version", "created"], 20),
     "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "extended", "risk", "risk_low", "risk_high",
                       "ratio", "ratio_low", "ratio_high", "objective", "objective_low", "objective_high", "norm2",
                       "drift_max", "threshold", "stationary"], 9),
@@ -62,7 +62,7 @@ EXPECTED = {
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
-            "ntk_rate": 5, "injectivity": 5, "causal": 6, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
+            "ntk_rate": 5, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 3, "published_scheme": 4,
             "precision": 3, "induction": 7}
 
