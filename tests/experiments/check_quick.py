@@ -54,7 +54,8 @@ EXPECTED = {
                     "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime",
                     "censored", "drift"], 11),
     "trained_clusters": (["model", "over", "replicates", "s", "initial_cos", "trained_cos", "rise", "rise_low",
-                          "rise_high", "trained_min_cos", "trained_clusters", "one_cluster"], 18),
+                          "rise_high", "trained_min_cos", "trained_clusters", "one_cluster", "mft_version", "created"],
+                         18),
     "precision": (["quantity", "seed", "double", "mixed", "difference"], 9),
     "induction": (["M", "L", "seeds", "diverged", "gap", "gap_low", "gap_high", "tau_star", "tau_star_low",
                    "tau_star_high", "reached", "previous_token", "induction", "probe_induction"], 3),
@@ -63,7 +64,7 @@ EXPECTED = {
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
             "ntk_rate": 5, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
-            "clustering": 5, "trained_clusters": 3, "published_scheme": 4,
+            "clustering": 5, "trained_clusters": 5, "published_scheme": 4,
             "precision": 3, "induction": 7}
 
 
