@@ -256,6 +256,33 @@ class Criteria(unittest.TestCase):
         self.assertEqual(common.parse_criteria(text), [("risk below the zero risk", "holds", "0.12 < 0.40")])
 
 
+class Endings(unittest.TestCase):
+    """A run has ended when it interpolates (R <= 1e-10 R(0)) or separates
+    its training set with a margin; otherwise by its fitted last fifth."""
+
+    def history(self, risk):
+        risk = np.asarray(risk, float)
+        return {"step": np.arange(risk.size), "tau": 0.1 * np.arange(risk.size), "risk": risk}
+
+    def test_an_interpolating_run_has_ended_though_it_still_falls(self):
+        falling = self.history(np.exp(-0.5 * np.arange(60)))  # R(end) = e^-29.5 = 1.5e-13 R(0)
+        self.assertEqual(common.run_ending(falling), "interpolated")
+        self.assertEqual(common.run_ending(self.history(np.exp(-0.3 * np.arange(60)))), "still falling")  # 2e-8
+        self.assertEqual(common.run_ending(self.history(np.full(20, 0.3))), "plateau")
+
+    def test_the_margin_rule(self):
+        labels = np.array([0, 1, 2, 1])
+        logits = np.array([[3.0, 0.0, 0.8], [0.0, 2.2, 0.0], [0.0, 0.0, 1.0], [5.0, 6.0, 0.0]])
+        # margins 2.2, 2.2, 1.0, 1.0: two of four at least log 9 = 2.197
+        self.assertEqual(common.margin_fraction(logits, labels), 0.5)
+        self.assertEqual(common.margin_fraction(logits, np.eye(3)[labels], margin=1.0), 1.0)
+        slow = self.history(1.0 / (1.0 + np.arange(40)))  # 1/tau: never a plateau, never 1e-10
+        self.assertEqual(common.run_ending(slow), "still falling")
+        wide = np.eye(3)[labels] * 3.0
+        self.assertEqual(common.run_ending(slow, logits=wide, labels=labels), "separated")
+        self.assertEqual(common.run_ending(slow, logits=logits, labels=labels), "still falling")
+
+
 class Provenance(unittest.TestCase):
     """Every results row that names its run files carries their mft version
     and the earliest creation time."""
