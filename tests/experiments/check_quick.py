@@ -48,7 +48,7 @@ EXPECTED = {
     "d_and_m": (["d", "M", "seeds", "tau", "risk_ratio", "displacement", "distance", "relative", "relative_low",
                  "relative_high", "saturated"], 6),
     "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
-              "frobenius_high", "top_share", "displacement", "risk"], 9),
+              "frobenius_high", "top_share", "displacement", "risk", "mft_version", "created"], 10),
     "langevin": (["quantity", "T", "dtau", "seeds", "diverged", "value", "low", "high", "model", "risk",
                   "stationarity"], 13),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
@@ -64,7 +64,7 @@ EXPECTED = {
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
-            "ntk_rate": 5, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 3, "langevin": 5, "d_and_m": 3,
+            "ntk_rate": 5, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 5, "published_scheme": 4,
             "precision": 3, "induction": 7}
 
