@@ -26,9 +26,10 @@ EXPECTED = {
                      "test_acc_high", "chosen"], 4),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "corrected", "corrected_low", "corrected_high", "relative",
                     "saturated", "loss_bias", "loss_bias_low", "loss_bias_high"], 9),
-    "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "kernel_change",
-                  "near", "ratio_min", "ratio_max", "window_rows", "agrees", "bound_V", "bound_all", "bound_high",
-                  "rate_min", "rate_max", "within_V", "final_risk", "diverged"], 8),
+    "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "delta",
+                  "frobenius", "lambda_min_ratio", "lambda_max_ratio", "near", "ratio_min", "ratio_max",
+                  "window_rows", "agrees", "bound_V", "bound_low", "bound_high", "rate_min", "rate_max", "margin",
+                  "within", "final_risk", "diverged", "mft_version", "created"], 8),
     "injectivity": (["family", "n", "seed", "V_min", "V_max", "cgf_margin", "cgf_population", "radius", "mft_version",
                      "created"], 32),
     "causal": (["kind", "causal", "n", "seed", "V_min", "V_max", "all_min", "all_max", "risk_start", "risk_end",
@@ -64,7 +65,7 @@ EXPECTED = {
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
-            "ntk_rate": 5, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
+            "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
             "clustering": 5, "trained_clusters": 5, "published_scheme": 4,
             "precision": 3, "induction": 7}
 
