@@ -53,8 +53,9 @@ EXPECTED = {
     "langevin": (["quantity", "T", "dtau", "seeds", "diverged", "value", "low", "high", "model", "risk",
                   "stationarity"], 13),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
-                    "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime",
-                    "censored", "drift"], 11),
+                    "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime_median",
+                    "lifetime_geomean", "censored", "floored", "held_out", "exponential_geomean", "power_geomean",
+                    "drift", "mft_version", "created"], 13),
     "trained_clusters": (["model", "over", "replicates", "s", "initial_cos", "trained_cos", "rise", "rise_low",
                           "rise_high", "trained_min_cos", "trained_clusters", "one_cluster", "mft_version", "created"],
                          18),
@@ -66,7 +67,7 @@ EXPECTED = {
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
-            "clustering": 5, "trained_clusters": 5, "published_scheme": 4,
+            "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
             "precision": 3, "induction": 7}
 
 
