@@ -45,7 +45,8 @@ EXPECTED = {
                   "all_max", "all_trace", "V_min", "V_max", "conditioning", "conditioning_low", "conditioning_high",
                   "dtau", "risk", "risk_low", "risk_high", "reduction", "reduction_low", "reduction_high", "ending"], 6),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_low", "test_ratio_high", "to_online",
-                   "to_online_low", "to_online_high", "against_online", "train_risk"], 6),
+                   "to_online_low", "to_online_high", "half_width", "half_width_last_row", "against_online",
+                   "train_risk", "mft_version", "created"], 6),
     "d_and_m": (["d", "M", "seeds", "tau", "risk_ratio", "displacement", "distance", "relative", "relative_low",
                  "relative_high", "saturated"], 6),
     "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
@@ -65,7 +66,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
-CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 5, "weight_decay": 4, "methods": 7,
+CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 7,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
             "precision": 3, "induction": 7}
