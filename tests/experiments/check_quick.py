@@ -63,13 +63,16 @@ EXPECTED = {
     "precision": (["quantity", "seed", "double", "mixed", "difference"], 9),
     "induction": (["M", "L", "seeds", "diverged", "gap", "gap_low", "gap_high", "tau_star", "tau_star_low",
                    "tau_star_high", "reached", "previous_token", "induction", "probe_induction"], 3),
+    "basin": (["M", "n", "seed", "N", "dtau", "all_min", "all_max", "V_min", "V_max", "V_bound", "V_definite",
+               "risk_one", "t_lin", "lin_over_bound", "runs_made", "scale_in", "rho_in", "scale_out", "rho_out",
+               "scale_star", "risk_star", "euler_margin", "identity", "diverged", "mft_version", "created"], 6),
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 7,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
-            "precision": 3, "induction": 7}
+            "precision": 3, "induction": 7, "basin": 6}
 
 
 def main():
