@@ -51,8 +51,8 @@ EXPECTED = {
                  "relative_high", "saturated"], 6),
     "lazy": (["series", "M", "alpha", "seeds", "change", "change_low", "change_high", "frobenius", "frobenius_low",
               "frobenius_high", "top_share", "displacement", "risk", "mft_version", "created"], 10),
-    "langevin": (["quantity", "T", "dtau", "seeds", "diverged", "value", "low", "high", "model", "risk",
-                  "stationarity"], 13),
+    "langevin": (["quantity", "T", "dtau", "seeds", "diverged", "value", "low", "high", "model", "objective",
+                  "risk", "stationarity", "mft_version", "created"], 13),
     "clustering": (["horizon", "d", "n", "beta", "T", "sequences", "clusters_mean", "clusters_min", "clusters_max",
                     "one_cluster", "energy_ratio", "plateaus", "point_fit", "share_fit", "radius", "lifetime_median",
                     "lifetime_geomean", "censored", "floored", "held_out", "exponential_geomean", "power_geomean",
@@ -60,19 +60,23 @@ EXPECTED = {
     "trained_clusters": (["model", "over", "replicates", "s", "initial_cos", "trained_cos", "rise", "rise_low",
                           "rise_high", "trained_min_cos", "trained_clusters", "one_cluster", "mft_version", "created"],
                          18),
-    "precision": (["quantity", "seed", "double", "mixed", "difference"], 9),
+    "precision": (["quantity", "seed", "tau", "double", "mixed", "difference", "other_ranks", "floor", "mixed_changed",
+                   "ranks_changed", "mft_version", "created"], 10),
     "induction": (["M", "L", "seeds", "diverged", "gap", "gap_low", "gap_high", "tau_star", "tau_star_low",
                    "tau_star_high", "reached", "previous_token", "induction", "probe_induction"], 3),
     "basin": (["M", "n", "seed", "N", "dtau", "all_min", "all_max", "V_min", "V_max", "V_bound", "V_definite",
                "risk_one", "t_lin", "lin_over_bound", "runs_made", "scale_in", "rho_in", "scale_out", "rho_out",
                "scale_star", "risk_star", "euler_margin", "identity", "diverged", "mft_version", "created"], 6),
+    "long_chaos": (["lambda", "M", "tau", "seeds", "distance", "distance_low", "distance_high", "relative",
+                    "relative_low", "relative_high", "to_displacement", "saturated", "displacement", "risk",
+                    "mft_version", "created"], 20),
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 7,
-            "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 5, "d_and_m": 3,
+            "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 7, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
-            "precision": 3, "induction": 7, "basin": 6}
+            "precision": 4, "induction": 7, "basin": 6, "long_chaos": 6}
 
 
 def main():
