@@ -37,10 +37,10 @@ EXPECTED = {
     "weight_decay": (["M", "lambda", "tau", "seeds", "diverged", "extended", "extended_again", "risk", "risk_low",
                       "risk_high", "ratio", "ratio_low", "ratio_high", "objective", "objective_low", "objective_high",
                       "norm2", "drift_max", "threshold", "stationary", "mft_version", "created"], 10),
-    "methods": (["task", "method", "dtau", "seeds", "diverged", "risk", "risk_low", "risk_high", "change",
-                 "change_low", "change_high", "ending", "equipartition", "equipartition_low", "equipartition_high",
-                 "validation", "held_out", "held_out_low", "held_out_high", "to_flow", "to_flow_low", "to_flow_high",
-                 "chosen"], 10),
+    "methods": (["task", "method", "dtau", "seeds", "diverged", "euler_margin", "risk", "risk_low", "risk_high",
+                 "change", "change_low", "change_high", "ending", "separated", "equipartition", "equipartition_low",
+                 "equipartition_high", "validation", "held_out", "held_out_low", "held_out_high", "to_flow",
+                 "to_flow_low", "to_flow_high", "chosen", "mft_version", "created"], 10),
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "entropy_low", "entropy_high", "all_min",
                   "all_max", "all_trace", "V_min", "V_max", "conditioning", "conditioning_low", "conditioning_high",
                   "dtau", "risk", "risk_low", "risk_high", "reduction", "reduction_low", "reduction_high", "ending"], 6),
@@ -73,7 +73,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
-CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 7,
+CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 10,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 7, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
             "precision": 4, "induction": 7, "basin": 6, "long_chaos": 6}
