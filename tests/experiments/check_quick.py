@@ -70,13 +70,15 @@ EXPECTED = {
     "long_chaos": (["lambda", "M", "tau", "seeds", "distance", "distance_low", "distance_high", "relative",
                     "relative_low", "relative_high", "to_displacement", "saturated", "displacement", "risk",
                     "mft_version", "created"], 20),
+    "causal_injectivity": (["part", "family", "readout", "causal", "n", "M", "seed", "V_min", "V_max", "cgf_margin",
+                            "mft_version", "created"], 56),
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 10,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 7, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
-            "precision": 4, "induction": 7, "basin": 6, "long_chaos": 6}
+            "precision": 4, "induction": 7, "basin": 6, "long_chaos": 6, "causal_injectivity": 9}
 
 
 def main():
