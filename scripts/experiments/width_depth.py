@@ -1,121 +1,120 @@
 #!/usr/bin/env python3
 """[A]'s width/depth threshold on the digits: past a size, does the
-training loss keep falling towards zero while the smallest models stall?
+training loss go to zero while the smallest models stall?
 
 8x8 digits as 4 patch tokens (scripts/make_digits.py), mean readout, 10
-classes, cross-entropy, the whole split: its 1,438 training images are cut
-once (stats.validation_split, seed 0) into 1,150 that are trained on and
-288 that choose a size (the validation images, each run's held-out set);
-the split's 359 test images judge what was chosen and nothing else. The
-gradient flow (Euler, dtau = 0.025) for 4000 steps (tau = 100), a history
-row every 20 steps. Widths M in {1, 2, 4, 8, 16} at L = 1 and depths
-L in {1, 2, 4} at M = 8, seeds 1..5 (init.seed; every seed trains on the
-same images, so sizes are compared paired by seed). Every interval is the
-95 % Student-t interval over the seeds (4 dof with five).
+classes, cross-entropy. The split's 1,438 training images are cut once
+(stats.validation_split, seed 0) into 1,150 trained on and 288 that choose
+a size; the 359 test images judge only the choice, against logistic
+regression (C = 1) and nearest centroid on the 1,150 images' pixels. Widths
+M in {1, 2, 4, 8, 16} at L = 1 to tau = 150; depths L in {1, 2, 4} at
+M = 8, L = 2 and 4 to tau = 60. Seeds 6..10, the depth sweep's also 11,
+the size chosen on validation further seeds up to 7 (paired: every seed
+trains on the same images). Intervals: 95 % Student-t over the seeds.
 
-Why these. The 1,150 images are more than the earlier 256, which every
-size interpolated; M = 1, L = 1 is the smallest model there is, so if it
-does not stall here [A]'s stall is not reached on the digits by tau = 100
-(criterion 1 fails), and the rest of the criteria ask how far size moves
-the loss. The width sweep is at L = 1 because a step's time grows with L
-and barely with M; the depth sweep at M = 8 because M = 1 with four
-slices oscillates at this step (pilots below). One step for every size:
-at dtau = 0.1 and 0.05 the M = 1, L = 1 runs jump several-fold within a
-few rows; at 0.025 and at 0.01 R still rises between some rows in the
-one-slice models (a tenfold smaller step leaves them; why is not
-resolved here), which the fitted line over the last fifth averages and the
-CSV reports (the largest rise per size).
+Where a run ends (the drivers' rule, common.run_ending): "interpolated"
+(R <= 1e-10 R(0)) or "separated" (99 % of the 1,150 images with a logit
+margin of log 9, from `mft forward --from` the run at its end), else R's
+fitted change c over the last fifth: "plateau" (|c| < 5 %), "still
+falling", "rising". A separating run's R falls like 1/tau and never
+plateaus: it has ended when it separates. A size "stalls" when every seed
+ends on a plateau; it "falls towards 0" when every seed separates or
+interpolates.
 
-Where a run ends, a rule on its training history stated before the runs
-(the drivers' rule, common.py): the line fitted to log R against tau over the last fifth
-of the run gives R's relative change over that fifth, c = exp(slope span)
-- 1 ("plateau" when |c| < 5 %, "still falling" when c <= -5 %, "rising"
-when c >= 5 %), and the run's final R, read off that line at its end (R
-oscillates from row to row in the one-slice models, below). A size
-"stalls" when the interval of c lies inside +-5 % and that of log R above
-log 0.1 (a plateau clearly above zero); it "falls towards 0" when the
-interval of c lies below -5 % and every seed classifies every training
-image (the cross-entropy can fall to 0 only then, as the margins grow). A
-still-falling run has not ended: its final R is an upper bound on where it
-would end, and is reported as such.
+Steps. mft's ntk.every records 2 N / lambda_max(K_all), the squared
+loss's stable Euler step; the cross-entropy's linearised one is
+2 N / lambda_max(H^1/2 K H^1/2), H = diag(p) - p p^T per image. The pilot
+(below) found the first 30-1,000 times below steps at which runs are
+smooth, and the second, though it tells the smooth runs (M = 16, L = 4:
+0.07 against dtau = 0.025) from those whose R rises (M <= 8 at L = 1,
+L = 2: 0.001 to 0.0075, falling as training goes on), would ask 25 times
+the earlier steps at M = 4. So the step follows a rule (adaptive): a model
+starts at the pilot's step (0.0125 for M = 1, 2, 4 and L = 2, whose pilots
+jumped at 0.025; 0.025 for M = 8, 16 and L = 4), and a model any of whose
+runs jumps (R doubles between two of its 200 history rows: the flow never
+raises R) is rerun, every seed, at half its step, at most twice. (Smaller
+rises do not go with the step: M = 1's R still rises by up to x1.46 at
+dtau = 0.01 and x1.33 at 0.004; the earlier design's jumps were x3.1 to
+x95.) Both linearised steps are reported at the end of each model's first
+seed (`mft ntk` in 6 blocks of the images: lambda_max(K) <= sum over the
+blocks, so the step from the sum is a lower bound).
 
-Chosen on the validation images: the size with the best mean validation
-accuracy over the seeds (stats.best_on_validation, over every size of both
-sweeps); its particles at the end predict the 359 test images (`mft
-forward`, every run's). Baselines on the same 1,150 training and 359 test
-images: logistic regression (scikit-learn, C = 1) and nearest centroid on
-the 64 pixels.
-
+Sanity checks: (a) no run jumps, after at most two halvings; (b) each
+training forward's R equals its run's last R within 1e-9 (the logits are
+the run's end).
 Criteria, stated before the runs:
-  1. the smallest model (M = 1, L = 1) stalls (above);
-  2. width: the widest (M = 16) falls towards 0 (above);
-  3. depth: the deepest (L = 4) falls towards 0;
-  4. width: the widest ends at least 10 times lower than the smallest: the
-     interval of log(R_smallest / R_widest), paired by seed, lies above
-     log 10;
-  5. depth: the same for L = 4 against L = 1 (at M = 8);
-  6. width: R falls with M: each seed's log-log slope of its final R
-     against M (stats.per_seed_slopes), interval below 0;
-  7. depth: the same against L;
-  8. the size chosen on validation beats nearest centroid on the test
-     images: its accuracy's interval lies above nearest centroid's;
-  9. the same against logistic regression.
-Each can fail: 1 if the smallest model still falls (or its seeds scatter
-over more than +-5 %), or stalls below 0.1; 2-3 if the largest has reached
-a plateau or still misclassifies a training image; 4-5 if size buys less
-than a factor 10 by tau = 100; 6-7 if R does not fall with size; 8-9 if
-the chosen size is no better than the baseline or its seeds scatter. A
-seed that diverges drops out of its size's intervals and is counted.
+  1. the smallest model (M = 1, L = 1) stalls by tau = 150;
+  2. width: the widest (M = 16) falls towards 0 by tau = 150;
+  3. depth: the deepest (L = 4) falls towards 0 by tau = 60;
+  4. width: a threshold: for some M* > 1 in the sweep, every seed of every
+     M >= M* reaches an end and no seed of a smaller M does;
+  5. width: R falls with M: each seed's log-log slope of R at tau = 60
+     (fitted to log R over [48, 60]) against M, interval below 0;
+  6. depth: the same against L (6 seeds);
+  7. the size chosen on validation (mean accuracy over its seeds 6..10 or
+     11) beats nearest centroid on the test images: its accuracy's
+     interval over 7 seeds above nearest centroid's;
+  8. the same against logistic regression.
+Each can fail: 1 if a seed of M = 1 still falls, rises or separates; 2-3
+if a seed of the largest stops short of the margin by its budget; 4 if a
+size splits or a smaller size separates where a larger does not; 5-6 if R
+does not fall with size or the seeds scatter; 7-8 if the chosen size is no
+better than the baseline or its seeds scatter. A diverged seed drops out
+and is counted.
 
-What was seen before these were stated: the earlier design's results (256
-training images, dtau = 0.1, three seeds): every size down to M = 1
-interpolated (training accuracy 1, R <= 0.023 at tau = 150), two of three
-M = 1, L = 4 runs diverged; held-out accuracy 0.80 (M <= 2) to 0.91, on
-the full split 0.959 (M = 8, L = 8) against logistic regression's 0.953.
-Pilot runs on these 1,150 / 288 images, seed 1 unless said (R, training
-and validation accuracy; "rises": rows whose R exceeds the row before):
-M = 1, L = 1 at dtau = 0.1 to tau = 300: R 58 at the start, 0.28-0.36 for
-tau in [60, 120], a spike to 1.8 at tau = 127, 0.36 at tau = 300 (0.88,
-0.82). At dtau = 0.05 to tau = 200: R 0.145 at tau = 140 (c -22 %), 0.42
-at tau = 160 after a spike, 0.17 at 200; seed 2: 0.098 at tau = 160, 0.45
-at 180 after a spike. At dtau = 0.025 to tau = 100: R 0.34, 0.20, 0.17 at
-tau = 40, 80, 100, c -17 % (0.956, 0.844), rises in 23 of 160 rows, the
-largest +22 %; seed 3: R 0.26, c -26 % (0.916, 0.802), rises in 42 of 160,
-the largest +94 %. At dtau = 0.01 to tau = 80, seed 3: R 0.32, c -19 %
-(0.903, 0.840), rises in 80 of 320, the largest +46 %: a smaller step does
-not remove them. M = 4, L = 1, dtau = 0.025, tau = 80, seed 3: R 0.063
-(0.990), rises up to +96 %. M = 16, L = 1 at dtau = 0.1 to tau = 300: R
-0.034, 0.016, 0.0065, 0.0022 at tau = 60, 90, 150, 300, c -28 % to -35 %
-from tau = 60 on, training accuracy 1 from tau = 90, validation 0.941 at
-tau = 60 and 0.958-0.962 from tau = 120, rises up to +20 %. With head
-dimension 1 and 2 (M = 1, L = 1, dtau = 0.05, tau = 150): R 0.23 and
-0.21, c -12 % and -11 % (0.934, 0.868; 0.939, 0.889); 16 heads of
-dimension 1: R 0.021, c -38 % (0.999, 0.934). M = 1, L = 4 at
-dtau = 0.025 to tau = 50: R 0.10 at tau = 40, oscillating from tau = 28,
-a spike to 0.18 at tau = 45 (0.980, 0.892); so the depth sweep is at
-M = 8, where M = 8, L = 4 at dtau = 0.025 to tau = 60 fell with no rise:
-R 0.0074 (c -36 %), training accuracy 1 from tau = 36, validation
-0.944-0.951. No pilot run diverged. Short timing runs
-at dtau = 0.1 (M = 1, L = 2: R 1.13 at tau = 20; M = 8, L = 2: 0.43 at
-tau = 10; M = 32, L = 2; M = 1, L = 8; M = 1, L = 1) and at dtau = 0.025
-for 300 steps (M = 2 and 8 at L = 1, M = 8 at L = 2; timing only).
-Seconds a step, the 2 cores shared with another sweep: 0.029-0.044 for
-M = 1, 2, 4, 8 at L = 1, 0.057 for M = 16; 0.058 for M = 8, L = 2; 0.12
-for M = 8, L = 4;
-0.24 for M = 32, L = 2; 0.068 and 0.27 for M = 1 at L = 2 and 8 (time
-grows with L, barely with M up to 8).
+Restated from the earlier design: its criterion 1 (c's interval inside
++-5 %, half-width 0.15: it could not have held; log R above log 0.1) and
+2-3 (c below -5 %, every image classified) become the endings above; its
+4-5 (the largest ends 10 times lower) become 4: a separated run's R falls
+like 1/tau, so a ratio of final R's measures the budget, and the threshold
+is the split of the endings (depth has none to show: M = 8 at L = 1
+separates).
 
-  python3 scripts/experiments/width_depth.py [--quick] [--update-docs] [--jobs J] [--slurm | --from-sweep JOB]
+Power (stats.Plan, from the earlier design's seeds 1..5, excluded): slope
+-1.04 [-1.34, -0.741] (spread 0.24): 5 seeds give a half-width of 0.30
+against its distance 1.04 from 0 (criterion 5); -0.866 [-1.75, 0.020]
+(spread 0.71): 6 seeds give 0.75 against 0.87 (6); the chosen size's test
+accuracy 0.9409 [0.9331, 0.9488] (spread 0.0064): 7 seeds give 0.0059
+against nearest centroid's distance 0.050 (7) and logistic regression's
+0.0062, on the far side (8). Criteria 1-4 count endings: no plan.
 
-(--slurm submits the training runs; the forward passes follow locally
-with --from-sweep.) 35 runs of 4000 steps, 0.36 s a step summed over the
-seven sizes at those rates: about 60 minutes on 2 cores. Writes
-width_depth.csv (per sweep and size: the seeds, diverged, the largest rise
-of R between history rows, the final R's geometric mean over seeds with
-its interval, c with its interval and the runs' endings, the training,
-validation and test accuracies, the test accuracy's interval, the size
-chosen), width_depth-criteria.txt and exp_width_depth.png (the training
-curves, and what each criterion tests with its intervals).
+What was seen before these were stated: the earlier results (dtau = 0.025,
+tau = 100, seeds 1..5): R from 0.21 (M = 1) to 0.013 (M = 16), 0.0055
+(L = 4); c -0.095 [-0.248, 0.058] at M = 1; R jumped between rows by up to
+x3.1, x7.8, x4.7, x7.6, x4.1 (M = 1..16), x95 (L = 2), x17.6 (L = 4); test
+accuracy 0.816 (M = 1) to 0.941 (M = 8, L = 4, chosen); logistic
+regression 0.9471, nearest centroid 0.8914. Pilots of this design (seed 1,
+dtau = 0.025 unless said; "share": of images with a margin of log 9;
+"step": the cross-entropy's, 5 blocks' lower bound [the largest block's
+upper bound]; "ratio": the largest of R to the row before): M = 16: share
+0.93, 0.97, 0.984 at tau = 50, 70, 100, step 0.070 [0.21] at 50, ratio
+1.01; M = 8: share 0.947, 0.964 at 70, 90, step 0.0058 [0.017] and
+0.0028 [0.0060] at 50, 90, ratio 1.32; M = 4: share 0.94 at 90, step 0.0011 [0.0015] at 50, ratio 4.7;
+M = 2: ratio 5.0; M = 1 (seed 2): R(0) = 9.3, step 6.7e-4 at 0, 0.0067
+[0.013] at 50, 0.0042 [0.0093] at 100; R 0.153, 0.105 at tau = 100, 140
+(training accuracy 0.964, 0.977; share 0.79 at 100), a jump x22 at 150; at
+dtau = 0.004 (seed 3) R rose in 59 of its first 250 rows, at most x1.33. L = 2: share 0.99 at
+60-70; step 0.026 [0.040], 0.011, 0.0075, 0.0073 at 10, 20, 40, 70; a jump
+x19 at 75; at dtau = 0.006 two rises in 280 rows to tau = 34. L = 4: share
+0.99 at 40, 1.0 from 60; step 0.075 [0.33] at 30; ratio 1.06. The squared
+loss's step there: 1.7e-6 to 7.6e-4; at initialisation on all 1,150
+images (M = 8, L = 1) 0.0346 (1 GiB, minutes; 5 blocks' bound 0.0341).
+
+  python3 scripts/experiments/width_depth.py [--quick] [--update-docs] [--jobs J]
+
+Local only (`mft ntk`; reruns depend on earlier runs). CPU seconds a step
+(the earlier timings): 0.028, 0.03, 0.035, 0.044, 0.057 (M = 1..16, L = 1),
+0.058, 0.12 (L = 2, 4). A seed: 12,000 steps of M = 1, 2, 4 (1,116 s),
+6,000 of M = 8, 16 (606 s), 4,800 of L = 2 (278 s), 2,400 of L = 4
+(288 s); 5 and 6 seeds and the chosen's 1-2 more: 12,900 CPU s, about
+1 h 55 min on 2 cores with the 7 kernels and the forward passes, before
+any rerun (a halving reruns a model at twice its steps: M = 8, L = 1 adds
+26 minutes). Writes width_depth.csv (per sweep and size: seeds, diverged,
+dtau, tau, halvings, the first seed's two linearised steps, the largest
+ratio of R between rows, R at tau = 60 with its interval, R at the end, c
+with its interval, the share separated, the endings, the accuracies, the
+chosen size, the runs' mft version and creation), width_depth-criteria.txt
+and exp_width_depth.png.
 """
 import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import copy
@@ -130,17 +129,34 @@ import common
 import stats
 from common import Run
 
-FULL = dict(widths=[1, 2, 4, 8, 16], fixed_L=1, depths=[1, 2, 4], fixed_M=8, seeds=[1, 2, 3, 4, 5], steps=4000,
-            dtau=0.025, every=20, train=None, test=None)
-QUICK = dict(widths=[1, 2], fixed_L=1, depths=[1, 2], fixed_M=2, seeds=[1, 2], steps=20, dtau=0.025, every=2,
-             train=64, test=32)
+# Seeds 1..5 were the earlier design's: its results are this one's pilot.
+# Every model trains seeds 6..10, the depth sweep's (M = 8) also 11, and
+# the size chosen on validation further seeds up to chosen_seeds (the plans
+# of criteria 6-8). schedule: (M, L): (the first dtau, tau at the end).
+FULL = dict(widths=[1, 2, 4, 8, 16], fixed_L=1, depths=[1, 2, 4], fixed_M=8, seeds=[6, 7, 8, 9, 10],
+            depth_seeds=[6, 7, 8, 9, 10, 11], chosen_seeds=7, compare_tau=60.0,
+            schedule={(1, 1): (0.0125, 150), (2, 1): (0.0125, 150), (4, 1): (0.0125, 150), (8, 1): (0.025, 150),
+                      (16, 1): (0.025, 150), (8, 2): (0.0125, 60), (8, 4): (0.025, 60)},
+            rows=200, blocks=6, train=None, test=None)
+QUICK = dict(widths=[1, 2], fixed_L=1, depths=[1, 2], fixed_M=2, seeds=[1, 2], depth_seeds=[1, 2, 3], chosen_seeds=4,
+             compare_tau=0.5, schedule={(1, 1): (0.025, 1.0), (2, 1): (0.025, 1.0), (2, 2): (0.025, 0.5)},
+             rows=10, blocks=2, train=64, test=32)
+JUMP = 2.0     # R doubling between two history rows: an Euler step past stability (the flow never raises R)
+HALVINGS = 2   # a model whose run jumps is rerun at half its step, at most this often
 VALIDATION = 0.2   # share of the training split that chooses the size
 SPLIT_SEED = 0
-FLOOR = 0.1        # a stall's R lies above this: clearly above zero
-DROP = 10.0        # criteria 4-5: the largest ends at least this many times lower
-COLUMNS = ["sweep", "M", "L", "seeds", "diverged", "largest_rise", "risk", "risk_low", "risk_high", "change",
-           "change_low", "change_high", "ending", "train_acc", "validation", "test_acc", "test_acc_low",
-           "test_acc_high", "chosen"]
+REPRODUCED = 1e-9  # sanity b: the end's forward against the run's last R (relative)
+REACHED = common.ENDINGS[4:]  # interpolated, separated: the ends the theory speaks of
+READOUT = {"readout.kind": "mean", "readout.dim": 10, "loss.kind": "cross-entropy"}
+# Power (stats.Plan): the earlier design's results (seeds 1..5, tau = 100,
+# docs/experiments/width_depth.csv and -criteria.txt at 75cf623): value and
+# 95 % interval over its 5 seeds, and the baselines (the same images).
+EARLIER = dict(seeds=5, width_slope=(-1.04, -1.34, -0.741), depth_slope=(-0.866, -1.75, 0.0202),
+               test_acc=(0.940947, 0.93306, 0.948834), centroid=0.8914, logistic=0.9471)
+COLUMNS = ["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "halvings", "stable_dtau", "squared_dtau",
+           "largest_jump", "risk", "risk_low", "risk_high", "end_risk", "change", "change_low", "change_high",
+           "separated_share", "ending", "train_acc", "validation", "test_acc", "test_acc_low", "test_acc_high",
+           "chosen"]
 
 interval = stats.finite_interval  # over the seeds that did not diverge; None below two
 
@@ -157,22 +173,26 @@ def digits_file(options, train=None, test=None):
     return path
 
 
-def split_files(options, size):
+def split_files(options, size, folder):
     """The training file (trained-on images, the validation images as its
-    held-out set), the test file, and the pixel arrays of the three."""
+    held-out set), the test file, the training images cut into `blocks`
+    files (image i in block i mod blocks: the kernel's blocks), and the
+    pixel arrays of the three sets."""
     import h5py
     with h5py.File(digits_file(options, size["train"], size["test"]), "r") as f:
         tokens, targets = f["data/tokens"][()], f["data/targets"][()]
         test = (f["data/test_tokens"][()], f["data/test_targets"][()])
     choose, fit = stats.validation_split(len(targets), VALIDATION, SPLIT_SEED)
-    folder = Path(options.runs) / ("width_depth-quick" if options.quick else "width_depth")
     training = common.content_file(folder, "digits-fit", {
         "data/tokens": tokens[fit], "data/targets": targets[fit],
         "data/test_tokens": tokens[choose], "data/test_targets": targets[choose]})
+    B = size["blocks"]
+    blocks = [common.data_file(folder, f"digits-fit-block{b}of{B}", tokens[fit][b::B], targets[fit][b::B])
+              for b in range(B)]
     pixels = lambda t: t[:, :, :16].reshape(len(t), -1)  # the 64 pixels, without the positions
     arrays = {"fit": (pixels(tokens[fit]), targets[fit]), "validation": (pixels(tokens[choose]), targets[choose]),
               "test": (pixels(test[0]), test[1])}
-    return training, common.data_file(folder, "digits-test", *test), arrays, test[1]
+    return training, common.data_file(folder, "digits-test", *test), blocks, arrays
 
 
 def sizes(size):
@@ -182,64 +202,166 @@ def sizes(size):
            [("depth", size["fixed_M"], L) for L in size["depths"]]
 
 
+def smallest(size):
+    return size["widths"][0], size["fixed_L"]
+
+
+def schedule(size, M, L, halved=0):
+    """(dtau, steps, tau at the end) of model (M, L) after `halved` halvings."""
+    dtau, tau = size["schedule"][M, L]
+    return dtau / 2 ** halved, int(round(tau * 2 ** halved / dtau)), float(tau)
+
+
+def model_seeds(size, M, L):
+    return size["depth_seeds"] if M == size["fixed_M"] else size["seeds"]
+
+
+def train_run(size, training, M, L, seed, halved=0):
+    dtau, steps, _ = schedule(size, M, L, halved)
+    return Run(run_name(M, L, seed) + (f"-h{halved}" if halved else ""), {
+        "data.task": "file", "data.file": training, **READOUT, "model.heads": M, "model.slices": L, "init.seed": seed,
+        "train.steps": steps, "train.dtau": dtau, "output.history_every": steps // size["rows"],
+        "output.snapshot_every": steps})
+
+
 def run_name(M, L, seed):
     return f"M{M}-L{L}-s{seed}"
 
 
-READOUT = {"readout.kind": "mean", "readout.dim": 10, "loss.kind": "cross-entropy"}
+def cross_entropy_curvature(gram, logits):
+    """lambda_max(H^1/2 K H^1/2) of one block: K its kernel ((M L) J J^T,
+    rows (image, class)), H the cross-entropy's Hessian in the logits,
+    diag(p_i) - p_i p_i^T for each image (p_i its softmax). The linearised
+    flow of the logits is dz/dtau = -K H z / N, so Euler steps are stable
+    while dtau < 2 N / lambda_max: the squared loss's bound with H in place
+    of the identity (H <= 1/2, and near 0 for an image classified with a
+    wide margin)."""
+    from scipy.linalg import eigh
+    n, k = logits.shape
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    w, U = np.linalg.eigh(np.einsum("ia,ab->iab", p, np.eye(k)) - np.einsum("ia,ib->iab", p, p))
+    root = np.einsum("iab,ib,icb->iac", U, np.sqrt(np.clip(w, 0, None)), U)
+    A = np.einsum("iab,ibjc,jdc->iajd", root, gram.reshape(n, k, n, k), root, optimize=True).reshape(n * k, n * k)
+    return float(eigh((A + A.T) / 2, eigvals_only=True, subset_by_index=[n * k - 1, n * k - 1])[0])
 
 
-def fitted_end(history):
-    """R at the end of the run on the line fitted to log R over its last
-    fifth (common.change's line): a single row can sit on an oscillation."""
-    tau, risk = np.asarray(history["tau"], float), np.asarray(history["risk"], float)
-    keep = tau >= common.last_fifth(history) - 1e-12
-    if keep.sum() < 2 or np.any(risk[keep] <= 0):
-        return float(risk[-1])
-    slope, intercept = np.polyfit(tau[keep], np.log(risk[keep]), 1)
-    return float(np.exp(intercept + slope * tau[-1]))
-
-
-def measured(paths, models, size, test_targets):
-    """{(M, L): {seed: what its run measured}} over the seeds that did not
-    diverge."""
+def stable_steps(name, train_path, logits, blocks, options, folder):
+    """The linearised stable Euler steps of run `name` at its end (the
+    squared loss's, the cross-entropy's) and the file that keeps them. The
+    1,150 images' kernel is too large to diagonalise often (1 GiB, minutes),
+    so mft ntk computes it in blocks: with J_b block b's rows, J^T J =
+    sum_b J_b^T J_b, so lambda_max(K) <= sum_b lambda_max(K_b) (the same
+    with H) and 2 N / sum_b is a lower bound on the step. The blocks' files
+    (29 MB each) are removed once read (and so always rerun); their versions
+    and earliest creation stay in the kept file."""
     import h5py
+    with h5py.File(train_path, "r") as f:
+        M, L = (int(f["config"].attrs[k]) for k in ("model.heads", "model.slices"))
+    paths = common.execute("width_depth", [Run(f"{name}-kernel-b{b}", {
+        "data.task": "file", "data.file": str(block), "init.file": str(train_path), "init.snapshot": -1, **READOUT,
+        "model.heads": M, "model.slices": L, "ntk.part": "all"}, command="ntk") for b, block in enumerate(blocks)],
+        options)
+    squared = curvature = 0.0
+    for b in range(len(blocks)):
+        with h5py.File(paths[f"{name}-kernel-b{b}"], "r") as f:
+            squared += float(f["ntk"].attrs["all_lambda_max"])
+            curvature += cross_entropy_curvature(f["ntk/gram"][()], logits[b::len(blocks)])
+    kept = folder / f"{name}-stable.h5"
+    with h5py.File(kept, "w") as f:
+        f.attrs.update(common.provenance(paths.values()))
+        f["steps"] = steps = (2 * len(logits) / squared, 2 * len(logits) / curvature)
+    for path in paths.values():
+        path.unlink()
+    return steps, kept
+
+
+def fitted_at(history, tau):
+    """R at tau on the line fitted to log R over [0.8 tau, tau] (at a run's
+    end: its last fifth, common.change's window): a single row can sit on an
+    oscillation."""
+    t, risk = np.asarray(history["tau"], float), np.asarray(history["risk"], float)
+    keep = (t >= 0.8 * tau - 1e-9) & (t <= tau + 1e-9)
+    if keep.sum() < 2 or np.any(risk[keep] <= 0):
+        return float(risk[np.searchsorted(t, tau - 1e-9)])
+    slope, intercept = np.polyfit(t[keep], np.log(risk[keep]), 1)
+    return float(np.exp(intercept + slope * tau))
+
+
+def measured(run, paths, size, stable=None):
+    """What run `run` (a Run of train_run) measured; `stable`: its stable
+    steps and their file (stable_steps), for the first seed of a model."""
+    import h5py
+    h, _ = common.history(paths[run.name])
+    with h5py.File(paths[f"{run.name}-fit"], "r") as f:
+        logits, labels = f["forward/predictions"][()], f["data/targets"][()]
+        forward_risk = float(f["forward"].attrs["risk"])
+    with h5py.File(paths[f"{run.name}-test"], "r") as f:
+        test = f["forward/predictions"][()], f["data/targets"][()]
+    risk = np.asarray(h["risk"], float)
+    (squared, curvature), kept = stable or ((np.nan, np.nan), None)
+    return {"risk": fitted_at(h, size["compare_tau"]), "end_risk": fitted_at(h, float(h["tau"][-1])),
+            "change": common.change(h, common.last_fifth(h)),
+            "ending": common.run_ending(h, logits=logits, labels=labels),
+            "share": common.margin_fraction(logits, labels), "jump": float(np.max(risk[1:] / risk[:-1])),
+            "reproduced": abs(forward_risk - risk[-1]) / risk[-1], "dtau": run.args["train.dtau"],
+            "stable": curvature, "squared": squared, "train_acc": float(h["accuracy"][-1]),
+            "validation": float(h["test_accuracy"][-1]),
+            "test_acc": float(np.mean(np.argmax(test[0], 1) == np.argmax(test[1], 1))),
+            "per_step": (h["wall_time"][-1] - h["wall_time"][0]) / max(1, h["step"][-1] - h["step"][0]),
+            "curve": (np.asarray(h["tau"], float), risk),
+            "runs": [paths[run.name], paths[f"{run.name}-fit"], paths[f"{run.name}-test"]] + ([kept] if kept else [])}
+
+
+def train_and_measure(runs, size, files, options, kernel_seeds=()):
+    """Trains `runs` (of train_run), then runs their forward passes (always
+    rerun: cheap, and never from an older run's particles; the test images,
+    and the training images for the ending's logits) and, for the seeds in
+    kernel_seeds, the kernel at the end; {(M, L): {seed: measured}} of the
+    runs that did not diverge."""
+    import h5py
+    training, test_file, blocks, folder = files
+    paths = common.execute("width_depth", runs, options)
+    fresh = copy.copy(options)
+    fresh.fresh = True
+    trained = [r for r in runs if r.name in paths]
+    paths.update(common.execute("width_depth", [Run(f"{r.name}-test", {
+        "data.task": "file", "data.file": test_file, "init.file": str(paths[r.name]), "init.snapshot": -1, **READOUT},
+        command="forward") for r in trained] + [Run(f"{r.name}-fit", {"from": str(paths[r.name])}, command="forward")
+                                                for r in trained], fresh))
     per = {}
-    for M, L in models:
-        per[M, L] = {}
-        for s in size["seeds"]:
-            name = run_name(M, L, s)
-            if name not in paths:
-                continue
-            h, _ = common.history(paths[name])
-            with h5py.File(paths[f"{name}-test"], "r") as f:
-                predictions = np.asarray(f["forward/predictions"][()], float)
-            c, risk = common.change(h, common.last_fifth(h)), np.asarray(h["risk"], float)
-            per[M, L][s] = {"risk": fitted_end(h), "change": c, "ending": common.ending(c),
-                            "rise": float(np.max(np.diff(risk) / risk[:-1], initial=-np.inf)),
-                            "train_acc": float(h["accuracy"][-1]), "validation": float(h["test_accuracy"][-1]),
-                            "test_acc": float(np.mean(np.argmax(predictions, 1) == np.argmax(test_targets, 1))),
-                            "per_step": (h["wall_time"][-1] - h["wall_time"][0]) / max(1, h["step"][-1] - h["step"][0]),
-                            "curve": (np.asarray(h["tau"], float), np.asarray(h["risk"], float))}
+    for r in trained:
+        M, L, seed = r.args["model.heads"], r.args["model.slices"], r.args["init.seed"]
+        stable = None
+        if seed in kernel_seeds:
+            with h5py.File(paths[f"{r.name}-fit"], "r") as f:
+                stable = stable_steps(r.name, paths[r.name], np.asarray(f["forward/predictions"][()], float), blocks,
+                                      options, folder)
+        per.setdefault((M, L), {})[seed] = measured(r, paths, size, stable)
     return per
 
 
-def log_interval(got):
-    return interval([np.log(v["risk"]) for v in got.values() if v["risk"] > 0])
+def log_interval(got, key="risk"):
+    return interval([np.log(v[key]) for v in got.values() if v[key] > 0])
 
 
-def table(per, size, chosen):
+def table(per, size, chosen, halved):
     rows = []
     for sweep, M, L in sizes(size):
         got = per[M, L]
         iv = {"risk": log_interval(got), "change": interval([v["change"] for v in got.values()]),
               "test_acc": interval([v["test_acc"] for v in got.values()])}
-        row = {"sweep": sweep, "M": M, "L": L, "seeds": len(size["seeds"]), "diverged": len(size["seeds"]) - len(got),
-               "ending": common.endings_text([v["ending"] for v in got.values()]),
-               "chosen": "yes" if (M, L) == chosen else "", "intervals": iv}
-        for key in ("train_acc", "validation"):
-            row[key] = np.mean([v[key] for v in got.values()]) if got else np.nan
-        row["largest_rise"] = max((v["rise"] for v in got.values()), default=np.nan)
+        seeds = max(len(model_seeds(size, M, L)), size["chosen_seeds"] if (M, L) == chosen else 0)
+        dtau, _, tau = schedule(size, M, L, halved[M, L])
+        mean = lambda key: np.mean([v[key] for v in got.values()]) if got else np.nan
+        row = {"sweep": sweep, "M": M, "L": L, "seeds": seeds, "diverged": seeds - len(got), "dtau": dtau, "tau": tau,
+               "halvings": halved[M, L], "ending": common.endings_text([v["ending"] for v in got.values()]),
+               "chosen": "yes" if (M, L) == chosen else "", "runs": [p for v in got.values() for p in v["runs"]],
+               "train_acc": mean("train_acc"), "validation": mean("validation"), "separated_share": mean("share"),
+               "stable_dtau": np.nanmin([v["stable"] for v in got.values()] + [np.inf]),
+               "squared_dtau": np.nanmin([v["squared"] for v in got.values()] + [np.inf]),
+               "end_risk": np.exp(np.mean([np.log(v["end_risk"]) for v in got.values()])) if got else np.nan,
+               "largest_jump": max((v["jump"] for v in got.values()), default=np.nan)}
         for key, i in iv.items():
             values = (i.value, i.low, i.high) if i else (np.nan,) * 3
             row[key], row[key + "_low"], row[key + "_high"] = np.exp(values) if key == "risk" else values
@@ -254,51 +376,95 @@ def fmt(iv, scale=None):
                         if scale == "log" else "")
 
 
-def stalls(got):
-    c, r = interval([v["change"] for v in got.values()]), log_interval(got)
-    flat = c is not None and -common.PLATEAU < c.low and c.high < common.PLATEAU
-    return flat and r is not None and r.above(np.log(FLOOR)), c, r
+def spread(low, high, seeds):
+    """The seeds' standard deviation behind a 95 % t-interval [low, high]
+    over `seeds` seeds (a pilot's)."""
+    return (high - low) / 2 * np.sqrt(seeds) / stats.t_quantile(stats.LEVEL, seeds - 1)
 
 
-def falls(got):
-    c = interval([v["change"] for v in got.values()])
-    every = len(got) >= 2 and all(v["train_acc"] == 1 for v in got.values())
-    return c is not None and c.below(-common.PLATEAU) and every, c
+def plans(size):
+    """The plan lines of the bound criteria (stats.Plan) from the earlier
+    design's spreads: a bound's band is the distance of the pilot's mean from
+    the bound, on whichever side (a verdict the design resolves either way)."""
+    e = EARLIER
+    plan = lambda text, band, key, n: stats.Plan(text, band, spread(*e[key][1:], e["seeds"]), e["seeds"], n).line()
+    return [plan("criterion 5: the width slope below 0", abs(e["width_slope"][0]), "width_slope", len(size["seeds"])),
+            plan("criterion 6: the depth slope below 0", abs(e["depth_slope"][0]), "depth_slope",
+                 len(size["depth_seeds"])),
+            plan("criterion 7: the chosen size's test accuracy above nearest centroid's",
+                 abs(e["test_acc"][0] - e["centroid"]), "test_acc", size["chosen_seeds"]),
+            plan("criterion 8: the chosen size's test accuracy above logistic regression's",
+                 abs(e["test_acc"][0] - e["logistic"]), "test_acc", size["chosen_seeds"])]
+
+
+def reached(got):
+    return [v["ending"] in REACHED for v in got.values()]
+
+
+def threshold(per, models):
+    """k such that every seed of models[k:] reached its end and no seed of
+    models[:k] did, or None when the endings do not split by size so."""
+    got = [reached(per[m]) for m in models]
+    for k in range(len(models) + 1):
+        if all(g and all(g) for g in got[k:]) and not any(any(g) for g in got[:k]):
+            return k
+    return None
+
+
+def endings(got):
+    return (f"{common.endings_text([v['ending'] for v in got.values()])}; share of training images with a margin >= "
+            f"log 9 per seed " + ", ".join(f"{v['share']:.4f}" for v in got.values()))
+
+
+def sanity_checks(per):
+    runs = [v for got in per.values() for v in got.values()]
+    steps = "; ".join(f"M = {M}, L = {L}: dtau {v['dtau']:g}, the cross-entropy's {v['stable']:.3g}, the squared "
+                      f"loss's {v['squared']:.3g}" for (M, L), got in per.items() for v in got.values()
+                      if np.isfinite(v["stable"]))
+    return [common.sanity(
+        f"the steps are stable: no run's R rises by a factor {JUMP:g} or more between two history rows (each model at "
+        f"its step after at most {HALVINGS} halvings)", bool(runs) and all(v["jump"] < JUMP for v in runs),
+        "largest ratio of R to the row before, per model: " + ", ".join(
+            f"M = {M}, L = {L} {max(v['jump'] for v in got.values()):.3g}" for (M, L), got in per.items() if got) +
+        f"; the linearised stable steps at the end of each model's first seed (2 N / lambda_max, blocks' lower "
+        f"bound): {steps}"),
+        common.sanity(
+        f"the end's logits are the run's: each training forward's R equals the run's last R within {REPRODUCED:g} "
+        "(relative)", bool(runs) and all(v["reproduced"] <= REPRODUCED for v in runs),
+        f"largest relative difference {max(v['reproduced'] for v in runs):.2g} over {len(runs)} runs")]
 
 
 def criteria(per, size, chosen, base):
-    smallest = (size["widths"][0], size["fixed_L"])
-    lines = []
-    ok, c, r = stalls(per[smallest])
+    lines = plans(size) + sanity_checks(per)
+    stall, (M1, L1) = per[smallest(size)], smallest(size)
+    _, _, tau1 = schedule(size, M1, L1)
+    changes = ", ".join(f"{v['change']:+.3f}" for v in stall.values())
     lines.append(common.criterion(
-        f"the smallest model (M = {smallest[0]}, L = {smallest[1]}) stalls: R's fitted relative change over the last "
-        f"fifth has an interval inside +-{common.PLATEAU:.0%} and log R an interval above log {FLOOR:g}", ok,
-        f"change {fmt(c)}; log R {fmt(r, 'log')}; "
-        f"{common.endings_text([v['ending'] for v in per[smallest].values()])}"))
+        f"the smallest model (M = {M1}, L = {L1}) stalls by tau = {tau1:g}: every seed ends on a plateau (reaches "
+        f"neither end, and R's fitted change over the last fifth lies within +-{common.PLATEAU:.0%})",
+        len(stall) >= 2 and all(v["ending"] == common.ENDINGS[0] for v in stall.values()),
+        f"change per seed {changes}; {endings(stall)}; R "
+        f"at tau = {tau1:g} {fmt(log_interval(stall, 'end_risk'), 'log')}"))
     sweeps = {"width": ("M", [(M, size["fixed_L"]) for M in size["widths"]], size["widths"]),
               "depth": ("L", [(size["fixed_M"], L) for L in size["depths"]], size["depths"])}
     for sweep, (var, models, x) in sweeps.items():
-        ok, c = falls(per[models[-1]])
         got = per[models[-1]]
-        accuracies = ", ".join(f"{v['train_acc']:.4f}" for v in got.values())
         lines.append(common.criterion(
-            f"{sweep}: the largest ({var} = {x[-1]}) falls towards 0: R's relative change over the last fifth has an "
-            f"interval below -{common.PLATEAU:.0%} and every seed classifies every training image", ok,
-            f"change {fmt(c)}; training accuracy per seed {accuracies}; log R {fmt(log_interval(got), 'log')}; "
-            f"{common.endings_text([v['ending'] for v in got.values()])}"))
+            f"{sweep}: the largest ({var} = {x[-1]}) falls towards 0: every seed separates (at least "
+            f"{common.SEPARATED_FRACTION:.0%} of the training images with a logit margin of log 9) or interpolates "
+            f"by tau = {schedule(size, *models[-1])[2]:g}", len(got) >= 2 and all(reached(got)),
+            f"{endings(got)}; R at the end {fmt(log_interval(got, 'end_risk'), 'log')}"))
+    var, models, x = sweeps["width"]
+    k = threshold(per, models)
+    lines.append(common.criterion(
+        "width: a threshold: for some M* in the sweep above the smallest, every seed of every M >= M* reaches its "
+        "end and no seed of a smaller M does", k is not None and 0 < k < len(models),
+        (f"M* = {x[k]}" if k is not None and k < len(models) else "the endings do not split by M") + "; " +
+        "; ".join(f"M = {M}: {common.endings_text([v['ending'] for v in per[M, L].values()])}" for M, L in models)))
     for sweep, (var, models, x) in sweeps.items():
-        small, large = per[models[0]], per[models[-1]]
-        both = [s for s in small if s in large]
-        text = (f"{sweep}: {var} = {x[-1]} ends at least {DROP:g} times lower than {var} = {x[0]} "
-                f"(log(R_smallest / R_largest), paired by seed, interval above log {DROP:g})")
-        if len(both) < 2:
-            lines.append(common.criterion(text, False, "fewer than two seeds with both runs"))
-            continue
-        d = stats.paired([np.log(small[s]["risk"]) for s in both], [np.log(large[s]["risk"]) for s in both])
-        lines.append(common.criterion(text, d.above(np.log(DROP)), fmt(d, "log")))
-    for sweep, (var, models, x) in sweeps.items():
-        every = [s for s in size["seeds"] if all(s in per[m] for m in models)]
-        text = f"{sweep}: R falls with {var} (each seed's log-log slope of its final R against {var}, interval below 0)"
+        every = [s for s in size["seeds" if sweep == "width" else "depth_seeds"] if all(s in per[m] for m in models)]
+        text = (f"{sweep}: R falls with {var} (each seed's log-log slope of its R at tau = {size['compare_tau']:g} "
+                f"against {var}, interval below 0)")
         if len(every) < 2:
             lines.append(common.criterion(text, False, "fewer than two seeds with every run"))
             continue
@@ -306,12 +472,12 @@ def criteria(per, size, chosen, base):
         lines.append(common.criterion(text, slope.below(0.0), f"slope {slope.text()}; {len(every)} seeds"))
     acc = interval([v["test_acc"] for v in per[chosen].values()])
     scores = "validation accuracy, mean over seeds: " + ", ".join(
-        f"M = {M}, L = {L} {np.mean([v['validation'] for v in got.values()]):.4g}"
+        f"M = {M}, L = {L} {np.mean([got[s]['validation'] for s in model_seeds(size, M, L) if s in got]):.4g}"
         for (M, L), got in per.items() if got)
     for label, key in (("nearest centroid", "centroid"), ("logistic regression", "logistic")):
         lines.append(common.criterion(
-            f"the size chosen on validation beats {label} on the test images (its accuracy's interval above "
-            f"{label}'s)", acc is not None and acc.above(base["test"][key]),
+            f"the size chosen on validation beats {label} on the test images (its accuracy's interval over "
+            f"{size['chosen_seeds']} seeds above {label}'s)", acc is not None and acc.above(base["test"][key]),
             f"chosen M = {chosen[0]}, L = {chosen[1]}: {fmt(acc)} vs {base['test'][key]:.4f}; {scores}"))
     return lines
 
@@ -325,37 +491,45 @@ def pixel_baselines(arrays):
 
 def main():
     options = common.parser(__doc__).parse_args()
+    common.local_only(options, "width_depth", "`mft ntk`, and reruns that depend on the runs before them")
     size = QUICK if options.quick else FULL
-    training, test_file, arrays, test_targets = split_files(options, size)
+    folder = Path(options.runs) / ("width_depth-quick" if options.quick else "width_depth")
+    training, test_file, blocks, arrays = split_files(options, size, folder)
+    files = (training, test_file, blocks, folder)
     models = list(dict.fromkeys((M, L) for _, M, L in sizes(size)))
-    runs = [Run(run_name(M, L, s), {
-        "data.task": "file", "data.file": training, **READOUT, "model.heads": M, "model.slices": L, "init.seed": s,
-        "train.steps": size["steps"], "train.dtau": size["dtau"], "output.history_every": size["every"],
-        "output.snapshot_every": size["steps"]}) for M, L in models for s in size["seeds"]]
-    if not options.from_sweep and not options.slurm:
-        print(f"[width_depth] {len(runs)} runs of {size['steps']} steps, then their forward passes on the test "
-              "images; the full mode takes about 60 minutes on 2 cores", flush=True)
-    paths = common.execute("width_depth", runs, options)
-    # The particles at the end on the test images (always rerun: cheap, and
-    # never from an older run's particles).
-    local = copy.copy(options)
-    local.from_sweep, local.slurm, local.fresh = None, False, True
-    paths.update(common.execute("width_depth", [Run(f"{name}-test", {
-        "data.task": "file", "data.file": test_file, "init.file": str(paths[name]), "init.snapshot": -1, **READOUT},
-        command="forward") for name in [r.name for r in runs] if name in paths], local))
-
-    per = measured(paths, models, size, test_targets)
+    if not options.quick:
+        print("[width_depth] 38 runs and their forward passes, the kernels at the end of each model's first seed, "
+              "the reruns of any model that jumps, then the chosen size's further seeds: about 2 h on 2 cores "
+              "before any rerun", flush=True)
+    # The adaptive rule: a model any of whose runs jumps is rerun, every
+    # seed, at half its step (at most HALVINGS times).
+    per, halved, pending = {}, {m: 0 for m in models}, models
+    for attempt in range(HALVINGS + 1):
+        runs = [train_run(size, training, M, L, s, halved[M, L]) for M, L in pending for s in model_seeds(size, M, L)]
+        got = train_and_measure(runs, size, files, options, kernel_seeds=[size["seeds"][0]])
+        per.update({m: got.get(m, {}) for m in pending})
+        pending = [m for m in pending if any(v["jump"] >= JUMP for v in per[m].values())]
+        if not pending or attempt == HALVINGS:
+            break
+        for m in pending:
+            halved[m] += 1
+        print(f"[width_depth] rerun at half the step: {', '.join(f'M = {M}, L = {L}' for M, L in pending)}",
+              flush=True)
     chosen = stats.best_on_validation({m: 1 - np.mean([v["validation"] for v in per[m].values()])
                                        for m in models if per[m]})
+    # The chosen size's test accuracy is judged over chosen_seeds seeds (the
+    # plan of criteria 7, 8): the further seeds follow the choice.
+    further = list(range(max(size["depth_seeds"]) + 1, 100))[:size["chosen_seeds"] - len(model_seeds(size, *chosen))]
+    for got in train_and_measure([train_run(size, training, *chosen, s, halved[chosen]) for s in further], size,
+                                 files, options).values():
+        per[chosen].update(got)
     base = pixel_baselines(arrays)
-    rows = table(per, size, chosen)
+    rows = table(per, size, chosen, halved)
     common.write_csv("width_depth", options, COLUMNS, rows)
     for r in rows:
-        print(f"{r['sweep']:5} M={r['M']:<3} L={r['L']}: R {r['risk']:.4g} [{r['risk_low']:.4g}, "
-              f"{r['risk_high']:.4g}], change {r['change']:+.3f} [{r['change_low']:+.3f}, {r['change_high']:+.3f}] "
-              f"({r['ending']}); accuracy: training {r['train_acc']:.3f}, validation {r['validation']:.3f}, test "
-              f"{r['test_acc']:.3f} [{r['test_acc_low']:.3f}, {r['test_acc_high']:.3f}]"
-              f"{' (chosen)' if r['chosen'] else ''}; largest rise of R between history rows {r['largest_rise']:+.3g}")
+        print(f"{r['sweep']} M = {r['M']}, L = {r['L']}, dtau {r['dtau']:g}: R at tau = {size['compare_tau']:g} "
+              f"{r['risk']:.4g}, at its end {r['end_risk']:.4g}; {r['ending']}; test {r['test_acc']:.3f}"
+              f"{' (chosen)' if r['chosen'] else ''}; largest jump x{r['largest_jump']:.3g}")
     for part, b in base.items():
         print(f"baselines on the {part} images: logistic regression {b['logistic']:.4f}, nearest centroid "
               f"{b['centroid']:.4f}")
@@ -374,67 +548,60 @@ def bar(ax, x, iv, exp=False, **style):
 def plot(per, size, base, chosen, options):
     plt = common.pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.4))
-    level = f"{100 * stats.LEVEL:g} % t over {len(size['seeds'])} seeds"
-    tau = size["steps"] * size["dtau"]
+    level = f"{100 * stats.LEVEL:g} % t over each size's seeds"
     sweeps = (("width", "M", [(M, size["fixed_L"]) for M in size["widths"]], size["widths"], f"L = {size['fixed_L']}"),
               ("depth", "L", [(size["fixed_M"], L) for L in size["depths"]], size["depths"], f"M = {size['fixed_M']}"))
     for ax, (sweep, var, models, x, fixed) in zip(axes[0][:2], sweeps):
         for j, (m, value) in enumerate(zip(models, x)):
             curves = [v["curve"] for v in per[m].values()]
-            if not curves or any(len(c[0]) != len(curves[0][0]) for c in curves):
-                ax.plot([], [], color=f"C{j}", label=f"{var} = {value}: diverged or missing")
-                continue
-            ax.plot(curves[0][0], np.exp(np.mean([np.log(c[1]) for c in curves], axis=0)), color=f"C{j}",
-                    label=f"{var} = {value}")
-        ax.axhline(FLOOR, color="r", ls=":", lw=0.8, label=f"{FLOOR:g} (a stall lies above)")
-        ax.axvspan(0.8 * tau, tau, color="0.85", label="last fifth")
+            if curves and all(len(c[0]) == len(curves[0][0]) for c in curves):
+                ax.plot(curves[0][0], np.exp(np.mean([np.log(c[1]) for c in curves], axis=0)), color=f"C{j}",
+                        label=f"{var} = {value} (dtau {per[m][next(iter(per[m]))]['dtau']:g})")
+        ax.axvline(size["compare_tau"], color="k", ls="--", lw=0.8, label=f"tau = {size['compare_tau']:g} "
+                   "(criteria 5, 6)")
         ax.set_yscale("log")
-        ax.set_xlabel(f"training time tau (dtau = {size['dtau']:g})")
+        ax.set_xlabel("training time tau")
         ax.set_ylabel(f"{sweep} ({fixed}): training cross-entropy (geometric mean)")
+    names = [f"M{M} L{L}" for M, L in per]
     ax = axes[0][2]
-    for i, (sweep, var, models, x, fixed) in enumerate(sweeps):
-        for j, (m, value) in enumerate(zip(models, x)):
-            bar(ax, np.log2(value) + 0.1 * (i - 0.5), interval([v["change"] for v in per[m].values()]),
-                marker="os"[i], color=f"C{i}", label=f"{sweep}: {var} ({fixed})" if j == 0 else None)
-    ax.axhspan(-common.PLATEAU, common.PLATEAU, color="0.6", alpha=0.4,
-               label=f"plateau (+-{common.PLATEAU:.0%})")
-    ax.set_xlabel("log2 of the size (M or L)")
-    ax.set_ylabel("R's fitted relative change over the last fifth")
-    ax.set_title(f"criteria 1-3 (ending); {level}", fontsize=9)
+    for k, got in enumerate(per.values()):
+        ax.plot([k] * len(got), [v["share"] for v in got.values()], "o", color="C0", alpha=0.6,
+                label="a seed at its end" if k == 0 else None)
+    ax.axhline(common.SEPARATED_FRACTION, color="k", ls="--", lw=0.8, label="separated above")
+    ax.set_ylabel("share of training images with a logit margin >= log 9")
+    ax.set_title("criteria 1-4 (endings)", fontsize=9)
     ax = axes[1][0]
     for i, (sweep, var, models, x, fixed) in enumerate(sweeps):
         for j, (m, value) in enumerate(zip(models, x)):
             bar(ax, value * 1.05 ** (i - 0.5), log_interval(per[m]), exp=True, marker="os"[i], color=f"C{i}",
                 label=f"{sweep}: {var} ({fixed})" if j == 0 else None)
-        every = [s for s in size["seeds"] if all(s in per[m] for m in models)]
+        every = [s for s in size["seeds" if i == 0 else "depth_seeds"] if all(s in per[m] for m in models)]
         if len(every) >= 2 and len(x) >= 2:
             fit = stats.per_seed_slopes(x, [[per[m][s]["risk"] for m in models] for s in every])
             b = fit.estimates.mean(axis=0)
             ax.plot(x, np.exp(b[0]) * np.asarray(x, float) ** b[1], color=f"C{i}", ls="--", lw=0.8,
                     label=f"{sweep}: slope {fit['slope'].text(2)}")
-    ax.axhline(FLOOR, color="r", ls=":", lw=0.8)
+    bar(ax, size["widths"][0] * 0.9, log_interval(per[smallest(size)], "end_risk"), exp=True, marker="v",
+        color="C3", label=f"smallest at its end, tau = {schedule(size, *smallest(size))[2]:g} (criterion 1)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("size (M or L)")
-    ax.set_ylabel(f"training cross-entropy at tau = {tau:g} (fitted)")
-    ax.set_title(f"criteria 1-3, 6-7; geometric mean, {level}", fontsize=9)
+    ax.set_ylabel(f"training cross-entropy at tau = {size['compare_tau']:g} (fitted)")
+    ax.set_title(f"criteria 5, 6; geometric mean, {level}", fontsize=9)
     ax = axes[1][1]
-    for i, (sweep, var, models, x, fixed) in enumerate(sweeps):
-        small, large = per[models[0]], per[models[-1]]
-        both = [s for s in small if s in large]
-        if len(both) >= 2:
-            bar(ax, i, stats.paired([np.log(small[s]["risk"]) for s in both],
-                                    [np.log(large[s]["risk"]) for s in both]), exp=True, marker="os"[i],
-                color=f"C{i}", label=f"{sweep}: {var} = {x[0]} over {var} = {x[-1]}")
-    ax.axhline(DROP, color="k", ls="--", lw=0.8, label=f"x{DROP:g} (criteria 4-5)")
-    ax.axhline(1, color="k", lw=0.8)
+    for k, got in enumerate(per.values()):
+        ax.plot([k] * len(got), [v["jump"] for v in got.values()], "o", color="C0", alpha=0.6,
+                label="largest R / R of the row before, a run" if k == 0 else None)
+        for key, marker, label in (("stable", "x", "cross-entropy's"), ("squared", "+", "squared loss's")):
+            ax.plot([k] * len(got), [v["dtau"] / v[key] for v in got.values()], marker,
+                    color=f"C{1 + (key != 'stable')}",
+                    label=f"dtau / the {label} linearised stable step (first seed)" if k == 0 else None)
+    ax.axhline(JUMP, color="k", lw=0.8, label=f"a jump (sanity a): x{JUMP:g}")
+    ax.axhline(1, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
-    ax.set_xticks([0, 1])
-    ax.set_xticklabels(["width", "depth"])
-    ax.set_ylabel("R_smallest / R_largest, paired by seed")
-    ax.set_title(f"criteria 4-5; geometric mean, {level}", fontsize=9)
+    ax.set_title("the steps' stability", fontsize=9)
     ax = axes[1][2]
-    for k, m in enumerate(dict.fromkeys(list(sweeps[0][2]) + list(sweeps[1][2]))):
+    for k, m in enumerate(per):
         star = m == chosen
         bar(ax, k, interval([v["test_acc"] for v in per[m].values()]), marker="*" if star else "o",
             ms=12 if star else 6, color="C3" if star else "C0",
@@ -442,15 +609,13 @@ def plot(per, size, base, chosen, options):
         if per[m]:
             ax.plot(k + 0.2, np.mean([v["validation"] for v in per[m].values()]), "x", color="0.4",
                     label="validation (mean)" if k == 0 else None)
-            ax.plot(k - 0.2, min(v["train_acc"] for v in per[m].values()), "^", color="C2",
-                    label="training (lowest seed; criteria 2-3)" if k == 0 else None)
     ax.axhline(base["test"]["logistic"], color="k", ls="-.", lw=0.8, label="logistic regression (test)")
     ax.axhline(base["test"]["centroid"], color="k", ls=":", lw=0.8, label="nearest centroid (test)")
-    labels = [f"M{M} L{L}" for M, L in dict.fromkeys(list(sweeps[0][2]) + list(sweeps[1][2]))]
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=30, fontsize=7)
     ax.set_ylabel("accuracy (share of images)")
-    ax.set_title(f"criteria 8-9 (test images); {level}", fontsize=9)
+    ax.set_title(f"criteria 7-8 (test images); {level}", fontsize=9)
+    for ax in (axes[0][2], axes[1][1], axes[1][2]):
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30, fontsize=7)
     common.finish_axes([a for r in axes for a in r], legend_size=6)
     common.save_figure(fig, "width_depth", options)
 

@@ -21,9 +21,10 @@ EXPECTED = {
     "icl": (["method", "M", "L", "seeds", "diverged", "validation", "test_ratio", "test_low", "test_high",
              "to_one_step", "to_one_step_low", "to_one_step_high", "last_fall", "last_fall_low", "last_fall_high",
              "chosen"], 4),
-    "width_depth": (["sweep", "M", "L", "seeds", "diverged", "largest_rise", "risk", "risk_low", "risk_high", "change",
-                     "change_low", "change_high", "ending", "train_acc", "validation", "test_acc", "test_acc_low",
-                     "test_acc_high", "chosen"], 4),
+    "width_depth": (["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "halvings", "stable_dtau", "squared_dtau",
+                     "largest_jump", "risk", "risk_low", "risk_high", "end_risk", "change", "change_low", "change_high",
+                     "separated_share", "ending", "train_acc", "validation", "test_acc", "test_acc_low",
+                     "test_acc_high", "chosen", "mft_version", "created"], 4),
     "mean_field": (["sweep", "M", "L", "tau", "seeds", "corrected", "corrected_low", "corrected_high", "relative",
                     "saturated", "loss_bias", "loss_bias_low", "loss_bias_high"], 9),
     "ntk_rate": (["case", "scale", "seed", "N", "dtau", "all_min", "all_max", "V_min", "risk_start", "delta",
@@ -75,7 +76,7 @@ EXPECTED = {
     "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
-CRITERIA = {"icl": 4, "width_depth": 9, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 10,
+CRITERIA = {"icl": 4, "width_depth": 10, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 10,
             "ntk_rate": 7, "injectivity": 5, "causal": 7, "variants": 4, "lazy": 6, "langevin": 7, "d_and_m": 3,
             "clustering": 7, "trained_clusters": 5, "published_scheme": 4,
             "precision": 4, "induction": 7, "basin": 6, "long_chaos": 6, "causal_injectivity": 9}
