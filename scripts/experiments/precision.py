@@ -126,6 +126,7 @@ exp_precision.png.
 """
 import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
 import copy
+from pathlib import Path
 
 import numpy as np
 
@@ -346,8 +347,10 @@ def main():
     options = common.parser(__doc__).parse_args()
     common.local_only(options, "precision", "`mft forward` and runs on two rank counts")
     size = dict(QUICK if options.quick else FULL)
-    training, test_file, _, test_targets = width_depth.split_files(options, size)
-    test_classes = np.argmax(test_targets, 1)
+    # §2's split, in §2's folder (one block: precision needs no kernel blocks)
+    folder = Path(options.runs) / ("width_depth-quick" if options.quick else "width_depth")
+    training, test_file, _, arrays = width_depth.split_files(options, {**size, "blocks": 1}, folder)
+    test_classes = np.argmax(arrays["test"][1], 1)
     size["images"] = len(test_classes)  # 359 in the full mode
     runs = width_runs(size) + [r for p in PRECISIONS for r in digits_runs(size, training, p, options.ranks)]
     print(f"[precision] {len(runs) + len(size['digits_seeds'])} runs, then the digits' forward passes; the full "
