@@ -202,24 +202,14 @@ def _argv(run, path):
     return argv
 
 
-def _created(path):
-    """When the run in `path` was created (its `created` attribute), or None."""
-    try:
-        import h5py
-        with h5py.File(path, "r") as f:
-            when = f.attrs["created"]
-        return preregistration.parse_time(when.decode() if isinstance(when, bytes) else str(when))
-    except (OSError, KeyError, ValueError):
-        return None
-
-
 def _run_one(run, path, ranks, fresh, not_before=None):
     """Runs `run` into `path`, or reuses the file of an earlier invocation
     (not one created before `not_before`: under --update-docs the driver's
     commit, so that every number comes from a run made after its criteria)."""
     marker = path.with_suffix(".diverged")
     if not_before is not None:
-        made = _created(path) if path.is_file() else None
+        stamp = run_stamp(path) if path.is_file() else None
+        made = stamp[1] if stamp else None
         if made is None and marker.is_file():
             made = datetime.datetime.fromtimestamp(marker.stat().st_mtime, datetime.timezone.utc)
         fresh = fresh or made is None or made <= not_before
@@ -388,20 +378,35 @@ def fmt(x):
 PROVENANCE = ("mft_version", "created")
 
 
-def provenance(paths):
+def run_stamp(path):
+    """(mft version, creation time) of the run file `path`, or None where it
+    has none (no file, or one from before these attributes)."""
+    try:
+        import h5py
+        with h5py.File(path, "r") as f:
+            values = [f.attrs.get(key, b"") for key in PROVENANCE]
+        version, when = (v.decode() if isinstance(v, bytes) else str(v) for v in values)
+        return (version, preregistration.parse_time(when)) if version and when else None
+    except (OSError, ValueError):
+        return None
+
+
+def provenance(paths, stamps=None):
     """{"mft_version", "created"} of the run files `paths`: their versions
     (one, or several joined by " + "), and the earliest creation time (ISO
-    8601, UTC), the one a check against the criteria's commit needs."""
-    import h5py
+    8601, UTC), the one a check against the criteria's commit needs.
+    stamps: {path: run_stamp(path)} already read (filled here), so that rows
+    sharing runs read each file once."""
+    stamps = {} if stamps is None else stamps
     versions, created = [], []
     for path in paths:
-        with h5py.File(path, "r") as f:
-            version, when = (f.attrs.get(k, b"") for k in PROVENANCE)
-        version, when = (v.decode() if isinstance(v, bytes) else str(v) for v in (version, when))
-        if not version or not when:
+        if path not in stamps:
+            stamps[path] = run_stamp(path)
+        if stamps[path] is None:
             raise SystemExit(f"error: {path}: no mft_version or created attribute (a file from before them)")
+        version, when = stamps[path]
         versions += [version] if version not in versions else []
-        created.append(preregistration.parse_time(when))
+        created.append(when)
     if not created:
         raise SystemExit("error: a results row names no run file")
     return {"mft_version": " + ".join(versions), "created": min(created).strftime("%Y-%m-%dT%H:%M:%SZ")}
@@ -418,7 +423,8 @@ def write_csv(name, options, columns, rows):
     if getattr(options, "update_docs", False) and rows and not all(named):
         raise SystemExit(f"error: {name}: --update-docs needs every row's run files (row['runs']) for its provenance")
     if rows and all(named):
-        rows = [{**row, **provenance(row["runs"])} for row in rows]
+        stamps = {}
+        rows = [{**row, **provenance(row["runs"], stamps)} for row in rows]
         columns = list(columns) + [c for c in PROVENANCE if c not in columns]
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)

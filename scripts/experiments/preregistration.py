@@ -247,7 +247,7 @@ def check_file(path, strict=False):
     plans = plan_problems((ROOT / path).read_text(), path)
     if plans:
         return plans
-    driver, _ = recorded(ROOT / path)
+    driver, stated = recorded(ROOT / path)
     if driver is None:
         return [f"{path}: records no driver commit"]
     if driver == "none":
@@ -269,7 +269,6 @@ def check_file(path, strict=False):
         problems.append(f"{path}: {driver_path(name)} changed between the run ({driver[:12]}) and the commit that "
                         f"added its results ({added[:12]})")
     if results.is_file():
-        _, stated = recorded(ROOT / path)
         late = provenance_problems(results, stated or driver)
         if late is None and strict:
             problems.append(f"{path}: {results.name} has no provenance columns (mft_version, created): rerun pending")
