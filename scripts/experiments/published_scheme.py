@@ -200,7 +200,8 @@ def main():
                      "difference": np.abs(x_mft - x_rk4).max() / scale,
                      "mft_error": np.abs(x_mft - reference).max() / scale,
                      "rescaled_error": np.abs(x_rk4 - reference).max() / scale,
-                     "published_error": np.abs(x_pub - reference).max() / scale})
+                     "published_error": np.abs(x_pub - reference).max() / scale,
+                     "runs": [paths[f"smooth-mft-k{k}"]]})
 
     eye_lit = np.eye(lit["d"])
     lit_reference = rescaled_rk4(X_lit, eye_lit, eye_lit, lit["T"], lit["reference"])
@@ -215,7 +216,8 @@ def main():
                   "difference": np.abs(x_mft - x_rk4).max() / lit_scale,
                   "mft_error": np.abs(x_mft - lit_reference).max() / lit_scale,
                   "rescaled_error": np.abs(x_rk4 - lit_reference).max() / lit_scale,
-                  "published_error": np.abs(x_pub - lit_reference).max() / lit_scale}
+                  "published_error": np.abs(x_pub - lit_reference).max() / lit_scale,
+                  "runs": [paths[f"literature-mft-k{lit_steps}"]]}
     rows.append(literature)
     common.write_csv("published_scheme", options, COLUMNS, rows)
     plot(rows, size, X_lit, x_pub, lit_reference, options)

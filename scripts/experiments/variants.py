@@ -179,7 +179,7 @@ def main():
                        "ending": common.run_ending(h)})
         if c[0] == "softmax":
             per[c]["entropy"] = attention_entropy(paths[name])
-    rows = table(per, lam, trace, dtau, size)
+    rows = table(per, lam, trace, dtau, size, paths, tag)
     common.write_csv("variants", options, COLUMNS, rows)
     for r in rows:
         print(f"sigma_qk {r['sigma_qk']:g} {r['attention']:12} lambda_min/tr {r['conditioning']:.3e} "
@@ -189,9 +189,12 @@ def main():
     plot(per, curves, size, options)
 
 
-def table(per, lam, trace, dtau, size):
+def table(per, lam, trace, dtau, size, paths, tag):
     """Per sigma_qk a row per map (geometric means over its seeds) and the
-    paired row softmax/relu."""
+    paired row softmax/relu; each row names the run files it reads."""
+    def files(cases):
+        return [paths[f"{tag[c]}-{kind}"] for c in cases for kind in ("ntkall", "ntkV", "train")
+                if f"{tag[c]}-{kind}" in paths]
     rows = []
     for sigma in size["sigmas"]:
         for attention in MAPS:
@@ -210,13 +213,13 @@ def table(per, lam, trace, dtau, size):
                    "V_min": np.mean([lam[(c, "V")][0] for c in mine]),
                    "V_max": np.mean([lam[(c, "V")][1] for c in mine]),
                    "dtau": np.mean([dtau[c] for c in mine]),
-                   "ending": common.endings_text([per[c]["ending"] for c in done])}
+                   "ending": common.endings_text([per[c]["ending"] for c in done]), "runs": files(mine)}
             for key, iv in log_iv.items():
                 row[key], row[key + "_low"], row[key + "_high"] = geometric(iv)
             rows.append(row)
         pair = {"attention": PAIR, "sigma_qk": sigma, "seeds": len(size["seeds"]),
                 "diverged": sum(any("risk" not in per[(a, sigma, s)] for a in MAPS) for s in size["seeds"]),
-                "ending": ""}
+                "ending": "", "runs": files([(a, sigma, s) for a in MAPS for s in size["seeds"]])}
         for key in ("entropy", "all_min", "all_max", "all_trace", "V_min", "V_max", "dtau"):
             pair[key] = np.nan
         pair["entropy_low"] = pair["entropy_high"] = np.nan

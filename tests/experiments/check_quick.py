@@ -44,7 +44,8 @@ EXPECTED = {
                  "to_flow_low", "to_flow_high", "chosen", "mft_version", "created"], 10),
     "variants": (["attention", "sigma_qk", "seeds", "diverged", "entropy", "entropy_low", "entropy_high", "all_min",
                   "all_max", "all_trace", "V_min", "V_max", "conditioning", "conditioning_low", "conditioning_high",
-                  "dtau", "risk", "risk_low", "risk_high", "reduction", "reduction_low", "reduction_high", "ending"], 6),
+                  "dtau", "risk", "risk_low", "risk_high", "reduction", "reduction_low", "reduction_high", "ending",
+                  "mft_version", "created"], 6),
     "size_data": (["M", "N", "seeds", "diverged", "test_ratio", "test_ratio_low", "test_ratio_high", "to_online",
                    "to_online_low", "to_online_high", "half_width", "half_width_last_row", "against_online",
                    "train_risk", "mft_version", "created"], 6),
@@ -73,7 +74,8 @@ EXPECTED = {
                     "mft_version", "created"], 20),
     "causal_injectivity": (["part", "family", "readout", "causal", "n", "M", "seed", "V_min", "V_max", "cgf_margin",
                             "mft_version", "created"], 56),
-    "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error"], 4),
+    "published_scheme": (["setting", "k", "dt", "difference", "mft_error", "rescaled_error", "published_error",
+                          "mft_version", "created"], 4),
 }
 # driver: the number of verdicts (criteria and sanity checks) it states
 CRITERIA = {"icl": 4, "width_depth": 10, "mean_field": 2, "size_data": 6, "weight_decay": 4, "methods": 10,
