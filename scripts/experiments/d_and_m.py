@@ -140,8 +140,8 @@ def simulate(size, options):
     ref = size["reference"]
     pairs = [(d, seed) for d in size["dims"] for seed in size["seeds"]]
     clocks = {(d, seed): run(d, size["clock"], seed, size["horizon"][d], size) for d, seed in pairs}
-    found = common.execute("d_and_m", list(clocks.values()), options)
-    steps = {pair: compared_step(found[clock.name], size["fraction"]) if clock.name in found else None
+    found_clock = common.execute("d_and_m", list(clocks.values()), options)
+    steps = {pair: compared_step(found_clock[clock.name], size["fraction"]) if clock.name in found_clock else None
              for pair, clock in clocks.items()}
     missed = [pair for pair, k in steps.items() if k is None]
     steps = {pair: k for pair, k in steps.items() if k is not None}
@@ -152,7 +152,7 @@ def simulate(size, options):
     for (d, seed), k in steps.items():
         paths = {M: found.get(runs[d, seed, M].name) for M in size["widths"] + [ref]}
         if all(paths.values()):
-            compared[d, seed] = {"step": k, "paths": paths}
+            compared[d, seed] = {"step": k, "paths": paths, "clock": found_clock[clocks[d, seed].name]}
         else:
             missed.append((d, seed))
     return compared, missed
@@ -171,7 +171,8 @@ def measure(size, compared):
             distance[M] = coupling_distance(particles(c["paths"][M], -1)[0], end) / np.sqrt(1 - M / ref)
         risk = common.history(c["paths"][ref])[0]["risk"]
         out[d, seed] = {"step": c["step"], "tau": tau, "risk_ratio": float(risk[-1] / risk[0]),
-                        "displacement": coupling_distance(end, start), "distance": distance}
+                        "displacement": coupling_distance(end, start), "distance": distance,
+                        "runs": {M: [c["clock"], c["paths"][M], c["paths"][ref]] for M in size["widths"]}}
     return out
 
 
@@ -190,7 +191,8 @@ def table(size, measured):
                          "relative": float(relative.mean()) if mine else np.nan,
                          "relative_low": interval.low if interval else np.nan,
                          "relative_high": interval.high if interval else np.nan,
-                         "saturated": int(bool(mine) and relative.mean() >= SATURATED)})
+                         "saturated": int(bool(mine) and relative.mean() >= SATURATED),
+                         "runs": [p for m in mine for p in m["runs"][M]]})
     return rows
 
 

@@ -160,7 +160,7 @@ def measure(paths, size):
     for seed in size["seeds"]:
         done = [paths[run_name(*c, seed)] for c in configurations(size) if run_name(*c, seed) in paths]
         if done:
-            ref[seed] = reference(done[0])
+            ref[seed] = {**reference(done[0]), "path": done[0]}
     found = {}
     for c in configurations(size):
         found[c] = {}
@@ -172,6 +172,7 @@ def measure(paths, size):
             test = h["test_risk"] / ref[seed]["zero"]
             last, before = tenths(step, test, steps)
             found[c][seed] = dict(test=last, fall=np.log(before / last), step=step, curve=test,
+                                  path=paths[run_name(*c, seed)],
                                   validation=tenths(step, h["risk"] / ref[seed]["validation_zero"], steps)[0])
     return found, ref
 
@@ -186,7 +187,8 @@ def table(found, ref, size):
                        test=stats.finite_interval([v["test"] for v in seeds.values()]),
                        to_one_step=stats.paired([seeds[s]["test"] for s in pairs],
                                                 [ref[s]["one_step"] for s in pairs]) if len(pairs) >= 2 else None,
-                       fall=stats.finite_interval([v["fall"] for v in seeds.values()]), chosen="-")
+                       fall=stats.finite_interval([v["fall"] for v in seeds.values()]), chosen="-",
+                       runs=list(dict.fromkeys([v["path"] for v in seeds.values()] + [ref[s]["path"] for s in pairs])))
     return rows
 
 
@@ -206,7 +208,7 @@ def name_of(c):
 def csv_rows(rows):
     out = []
     for r in rows.values():
-        row = {k: r[k] for k in ("method", "M", "L", "seeds", "diverged", "validation", "chosen")}
+        row = {k: r[k] for k in ("method", "M", "L", "seeds", "diverged", "validation", "chosen", "runs")}
         for key, column, prefix in (("test", "test_ratio", "test"), ("to_one_step", "to_one_step", "to_one_step"),
                                     ("fall", "last_fall", "last_fall")):
             i = r[key]

@@ -273,9 +273,10 @@ def measure(paths, forwards, size):
             run.close()
             v = dict(history=h, gap=tenth(h, size["steps"]), tau_star=first_reached(h), base=base,
                      probe_previous=np.asarray(h["previous_token_score"])[-1],
-                     probe_induction=np.asarray(h["induction_score"])[-1])
+                     probe_induction=np.asarray(h["induction_score"])[-1], files=[paths[name]])
             found[c][seed] = v
             if f"{name}-end" in forwards:
+                v["files"].append(forwards[f"{name}-end"])
                 logits, ce, ablated, A = forward_of(forwards[f"{name}-end"])
                 v["previous"], v["induction"], v["chance"] = attention_scores(A, symbols)
                 v["ablated"] = ablated
@@ -319,7 +320,7 @@ def table(found, size):
             previous_token=np.mean([v["previous"][0] for v in seeds.values() if "previous" in v] or [np.nan]),
             induction=np.mean([v["induction"][-1] for v in seeds.values() if "induction" in v] or [np.nan]),
             probe_induction=np.mean([v["probe_induction"][-1] for v in seeds.values()] or [np.nan]),
-            reference=last is not None)
+            reference=last is not None, runs=[p for v in seeds.values() for p in v["files"]])
     return rows
 
 
@@ -327,7 +328,7 @@ def csv_rows(rows):
     out = []
     for r in rows.values():
         row = {k: r[k] for k in ("M", "L", "seeds", "diverged", "reached", "previous_token", "induction",
-                                 "probe_induction")}
+                                 "probe_induction", "runs")}
         for key in ("gap", "tau_star"):
             i = r[key]
             row[key], row[key + "_low"], row[key + "_high"] = (i.value, i.low, i.high) if i else (np.nan,) * 3

@@ -135,7 +135,7 @@ def main():
             rows.append({"sweep": "width", "M": M, "L": L, "tau": tau, "seeds": len(D), "corrected": value,
                          "corrected_low": low, "corrected_high": high, "relative": relative,
                          "saturated": int(relative >= SATURATED), "loss_bias": b, "loss_bias_low": b_low,
-                         "loss_bias_high": b_high})
+                         "loss_bias_high": b_high, "runs": [paths[name(X, L, s)] for s in seeds for X in (M, ref)]})
     M_d, L_ref = size["depth_M"], size["depth_reference"]
     depth_seeds = [s for s in size["seeds"] if all(name(M_d, Ld, s) in paths for Ld in size["depth_L"] + [L_ref])]
     gaps = np.array([[final_risk(paths[name(M_d, Ld, s)]) - final_risk(paths[name(M_d, L_ref, s)])
@@ -145,7 +145,8 @@ def main():
         rows.append({"sweep": "depth", "M": M_d, "L": Ld, "tau": size["steps"] * size["dtau"],
                      "seeds": len(depth_seeds), "corrected": np.nan, "corrected_low": np.nan,
                      "corrected_high": np.nan, "relative": np.nan, "saturated": 0, "loss_bias": g,
-                     "loss_bias_low": g_low, "loss_bias_high": g_high})
+                     "loss_bias_low": g_low, "loss_bias_high": g_high,
+                     "runs": [paths[name(M_d, X, s)] for s in depth_seeds for X in (Ld, L_ref)]})
     common.write_csv("mean_field", options, COLUMNS, rows)
     for r in rows:
         print(f"{r['sweep']:5} M={r['M']:<4} L={r['L']:<3} tau={r['tau']:<5.3g} D/sqrt(1-M/M_ref) = "
