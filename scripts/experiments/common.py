@@ -530,6 +530,15 @@ def finish_axes(axes, legend_size=7):
         ax.legend(fontsize=legend_size)
 
 
+def interval_bar(ax, x, iv, exp=False, **style):
+    """An interval (stats: value, low, high) as a point with error bars, on
+    the exponential scale when `exp` (an interval of logs); none when iv is
+    None."""
+    if iv is not None:
+        v, lo, hi = np.exp([iv.value, iv.low, iv.high]) if exp else (iv.value, iv.low, iv.high)
+        ax.errorbar(x, v, yerr=[[v - lo], [hi - v]], capsize=3, **style)
+
+
 def history(path):
     run = mft_io.open_run(str(path))
     h = run.history
