@@ -282,12 +282,9 @@ def figure(rows, found, ref, best, flow, size, options):
     x = np.arange(len(configs))
     colours = [f"C{size['methods'].index(c[0])}" for c in configs]
 
-    def bars(ax, key, offset=0.0, marker="o"):
+    def bars(ax, key):
         for xi, c, colour in zip(x, configs, colours):
-            i = rows[c][key]
-            if i is not None:
-                ax.errorbar(xi + offset, i.value, yerr=[[i.value - i.low], [i.high - i.value]], fmt=marker,
-                            color=colour, capsize=3)
+            common.interval_bar(ax, xi, rows[c][key], fmt="o", color=colour)
 
     bars(ratios, "test")
     ratios.plot(x + 0.25, [rows[c]["validation"] for c in configs], "x", color="0.4", label="validation (chooses)")
