@@ -54,7 +54,9 @@ def plot(results, laws, size, options):
             a, slope = (law["fits"][law_name][k].value for k in ("a", "slope"))
             ax.plot(grid, np.exp(a + slope * x), color=f"C{c}", lw=2, ls=ls,
                     label=f"d = {d}: {law_name} law fitted on β ≤ {life['train_up_to']:g}")
-    ax.axvspan(life["train_up_to"], life["betas"][-1], color="0.9", label="held out")
+    # Shade the held-out betas alone: from halfway past the last fitted one.
+    gap = min(b for b in life["betas"] if b > life["train_up_to"]) - life["train_up_to"]
+    ax.axvspan(life["train_up_to"] + gap / 2, life["betas"][-1] + gap / 2, color="0.9", label="held out")
     ax.set_yscale("log")
     ax.set_xlabel("β")
     ax.set_ylabel("two-cluster lifetime τ = t_1 − t_2 (▲ censored: T − t_2)")
