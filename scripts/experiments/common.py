@@ -1,6 +1,8 @@
 """The machinery every experiment driver shares: its options, running mft
 (locally, several runs at once, or as a Slurm job array through
-scripts/slurm/submit_sweep.sh), and writing the CSV and the figure.
+scripts/slurm/submit_sweep.sh), and writing the CSV and the figure. It
+also hands the drivers endings.py (a run's history and where it ended)
+and inputs.py (the files a driver writes for mft to read).
 
 A driver lists its runs as `Run(name, args)` (args: {mft key: value}); the
 runner gives back {name: path of the run file}. Locally, a run whose file is
@@ -37,9 +39,15 @@ from chosen_python import CHECKOUT, HERE  # the package mft on sys.path, a check
 # slurm/ (the programs of an installation are in PREFIX/bin).
 SCRIPTS = HERE.parent
 ROOT = HERE.parents[1] if CHECKOUT else Path.cwd()
-from mft import io as mft_io  # noqa: E402
+from mft import io as mft_io  # noqa: E402,F401  (the drivers read run files through common.mft_io)
 
 import preregistration  # noqa: E402
+# A run's history and where it ended, and the files drivers write for mft
+# to read, live in modules of their own; drivers reach them through common.
+from endings import (ENDINGS, INTERPOLATED, PLATEAU, SEPARATED_FRACTION, SEPARATED_MARGIN,  # noqa: E402,F401
+                     change, ending, endings_text, history, last_fifth, margin_fraction, reached, run_ending,
+                     seed_histories)
+from inputs import content_file, data_file, particle_file, residual_scaled_data  # noqa: E402,F401
 
 # The batch scripts (a sweep's collect job) run the analysis with the
 # driver's own interpreter, which has h5py.
@@ -308,58 +316,6 @@ def submit_slurm(name, runs, folder):
     print(f"then: {sys.argv[0]} {'--quick ' if '--quick' in sys.argv else ''}--from-sweep ARRAYJOB")
 
 
-def content_file(folder, stem, datasets):
-    """Writes {name: array} as the datasets of folder/STEM-HASH.h5, the hash
-    of their names, shapes and values, unless that file exists, and returns
-    its path: a run that reads it is reused only while what it read stays
-    the same. Written under a hidden name, then renamed."""
-    import hashlib
-    import h5py
-    arrays = {k: np.ascontiguousarray(v, float) for k, v in sorted(datasets.items())}
-    digest = hashlib.sha256()
-    for k, a in arrays.items():
-        digest.update(k.encode() + repr(a.shape).encode())
-        digest.update(a.tobytes())
-    path = Path(folder) / f"{stem}-{digest.hexdigest()[:12]}.h5"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name("." + path.name + ".partial")
-        with h5py.File(partial, "w") as f:
-            for k, a in arrays.items():
-                f.create_dataset(k, data=a)
-        partial.rename(path)
-    return path
-
-
-def data_file(folder, stem, tokens, targets):
-    """An mft data file of tokens (N, n, d) and targets (N, d_out), named
-    after its content (content_file)."""
-    return content_file(folder, stem, {"data/tokens": tokens, "data/targets": targets})
-
-
-def particle_file(folder, stem, matrices):
-    """Given particles ({'Q': array (L, M, d_h, d), ...}) as one snapshot of
-    a file mft reads with init.file (/particles/<name> shaped (1, L, M, rows,
-    cols)), named after its content (content_file)."""
-    return content_file(folder, stem, {"particles/" + k: np.asarray(v, float)[None] for k, v in matrices.items()})
-
-
-def residual_scaled_data(forward, folder, stem, scale):
-    """The data file (data_file) of the tokens of `mft forward` run file
-    `forward` with the targets yhat(0) + scale (y - yhat(0)), yhat(0) its
-    predictions: the initial residual times `scale`, so R(0) times scale^2.
-
-    With scale = 1/alpha this is the lazy control of the squared loss
-    (docs/MODEL.md): training on these targets is exactly training the
-    prediction yhat(0) + alpha (yhat - yhat(0)) on y with the risk divided
-    by alpha^2, whose risk is alpha^2 times the one mft reports."""
-    import h5py
-    with h5py.File(forward, "r") as f:
-        tokens, start = f["data/tokens"][()], f["forward/predictions"][()]
-        targets = start + scale * (f["data/targets"][()] - start)
-    return data_file(folder, stem, tokens, targets)
-
-
 def fmt(x):
     """A number as the CSV holds it: 6 significant digits."""
     if isinstance(x, (int,)) and not isinstance(x, bool):
@@ -537,111 +493,3 @@ def interval_bar(ax, x, iv, exp=False, **style):
     if iv is not None:
         v, lo, hi = np.exp([iv.value, iv.low, iv.high]) if exp else (iv.value, iv.low, iv.high)
         ax.errorbar(x, v, yerr=[[v - lo], [hi - v]], capsize=3, **style)
-
-
-def history(path):
-    run = mft_io.open_run(str(path))
-    h = run.history
-    cfg = run.config
-    run.close()
-    return h, cfg
-
-
-def seed_histories(paths, names):
-    """The histories of the runs `names` (a model's seeds, in order) that did
-    not diverge, and how many did: ([history, ...], diverged)."""
-    found = [history(paths[name])[0] for name in names if name in paths]
-    return found, len(names) - len(found)
-
-
-# Where a training run ends (the rule the drivers state before their runs).
-# First whether it reached what the theory speaks of: an interpolating run
-# never plateaus (on the squared loss it falls toward R = 0 at [B]'s linear
-# rate; under the cross-entropy on separable data like 1/tau, its logits
-# growing without end), so it has ended when
-#   interpolated: R <= INTERPOLATED R(0), or
-#   separated: at least SEPARATED_FRACTION of the training set is classified
-#     with a logit margin (its class's logit minus the largest other) of at
-#     least SEPARATED_MARGIN (log 9: the class 9 times as likely as any
-#     other), from the logits of a forward pass at the run's end.
-# Otherwise R's relative change c over the run's last fifth, from the line
-# fitted to log R against tau there (a fitted change, not two end points, so
-# that one noisy row does not decide): a plateau when |c| < PLATEAU, else
-# still falling or rising.
-PLATEAU = 0.05
-INTERPOLATED = 1e-10
-SEPARATED_FRACTION, SEPARATED_MARGIN = 0.99, float(np.log(9.0))
-ENDINGS = ("plateau", "still falling", "rising", "unmeasured", "interpolated", "separated")
-
-
-def margin_fraction(logits, labels, margin=SEPARATED_MARGIN):
-    """The fraction of examples whose class's logit exceeds every other
-    class's by at least `margin` (labels: class indices, or one-hot rows)."""
-    logits = np.asarray(logits, float)
-    labels = np.asarray(labels)
-    if labels.ndim == 2:
-        labels = np.argmax(labels, axis=1)
-    rows = np.arange(logits.shape[0])
-    own = logits[rows, labels]
-    others = logits.copy()
-    others[rows, labels] = -np.inf
-    return float(np.mean(own - others.max(axis=1) >= margin))
-
-
-def reached(history, logits=None, labels=None):
-    """"interpolated", "separated" or None: whether a run reached the end
-    the theory speaks of (the rule above); logits and labels: the training
-    set's, at the run's end (a classifier)."""
-    risk = np.asarray(history["risk"], float)
-    if risk.size >= 2 and risk[0] > 0 and np.isfinite(risk[-1]) and risk[-1] <= INTERPOLATED * risk[0]:
-        return ENDINGS[4]
-    if logits is not None and margin_fraction(logits, labels) >= SEPARATED_FRACTION:
-        return ENDINGS[5]
-    return None
-
-
-def change(history, start):
-    """R's relative change over tau >= start from the line fitted to log R:
-    exp(slope span) - 1 (NaN with fewer than two rows or a risk <= 0)."""
-    import numpy as np
-    tau, risk = np.asarray(history["tau"], float), np.asarray(history["risk"], float)
-    keep = tau >= start - 1e-12
-    if keep.sum() < 2 or np.any(risk[keep] <= 0):
-        return np.nan
-    slope = np.polyfit(tau[keep], np.log(risk[keep]), 1)[0]
-    return float(np.expm1(slope * (tau[keep][-1] - tau[keep][0])))
-
-
-def last_fifth(history):
-    """The tau where a run's last fifth (in steps) begins."""
-    import numpy as np
-    step = np.asarray(history["step"])
-    return float(np.asarray(history["tau"])[np.searchsorted(step, 0.8 * step[-1])])
-
-
-def ending(c, threshold=PLATEAU):
-    """The ending of a run whose relative change over its end is c."""
-    import numpy as np
-    if not np.isfinite(c):
-        return ENDINGS[3]
-    return ENDINGS[0] if abs(c) < threshold else ENDINGS[1] if c < 0 else ENDINGS[2]
-
-
-def run_ending(history, threshold=PLATEAU, logits=None, labels=None):
-    """The ending of a run: the end it reached, else its change over its
-    last fifth."""
-    return reached(history, logits, labels) or ending(change(history, last_fifth(history)), threshold)
-
-
-def endings_text(ends):
-    """"2 plateau; 1 still falling": how many runs end each way."""
-    return "; ".join(f"{ends.count(e)} {e}" for e in ENDINGS if ends.count(e)) or "none"
-
-
-def mean_and_error(values):
-    """Mean and standard error of the mean (0 for one value)."""
-    import numpy as np
-    v = np.asarray(values, float)
-    if v.size < 2:
-        return float(v.mean()), 0.0
-    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size))

@@ -46,7 +46,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 # What the results depend on besides the driver: if any of it differs from
 # the recorded commit, that commit does not describe the run.
-SHARED = ["scripts/experiments/common.py", "scripts/experiments/stats.py", "scripts/experiments/fits.py",
+SHARED = ["scripts/experiments/common.py", "scripts/experiments/endings.py", "scripts/experiments/inputs.py",
+          "scripts/experiments/stats.py", "scripts/experiments/fits.py",
           "scripts/experiments/baselines.py", "scripts/experiments/preregistration.py", "scripts/mft",
           "scripts/make_digits.py", "scripts/make_permutation_pairs.py", "src", "include", "apps",
           "CMakeLists.txt"]
