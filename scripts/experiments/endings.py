@@ -9,11 +9,10 @@ from mft import io as mft_io  # noqa: E402
 
 
 def history(path):
-    run = mft_io.open_run(str(path))
-    h = run.history
-    cfg = run.config
-    run.close()
-    return h, cfg
+    """(history, configuration) of the run file `path`, closed after reading
+    even when a dataset cannot be read."""
+    with mft_io.open_run(str(path)) as run:
+        return run.history, run.config
 
 
 def seed_histories(paths, names):
