@@ -8,9 +8,10 @@ classes, cross-entropy. The split's 1,438 training images are cut once
 a size; the 359 test images judge only the choice, against logistic
 regression (C = 1) and nearest centroid on the 1,150 images' pixels. Widths
 M in {1, 2, 4, 8, 16} at L = 1 to tau = 150; depths L in {1, 2, 4} at
-M = 8, L = 2 and 4 to tau = 60. Seeds 6..10, the depth sweep's also 11,
+M = 8, L = 2 and 4 to tau = 60. Seeds 12..16, the depth sweep's also 17,
 the size chosen on validation further seeds up to 7 (paired: every seed
-trains on the same images). Intervals: 95 % Student-t over the seeds.
+trains on the same images); seeds 1..11 were pilots. Intervals: 95 %
+Student-t over the seeds.
 
 Where a run ends (the drivers' rule, common.run_ending): "interpolated"
 (R <= 1e-10 R(0)) or "separated" (99 % of the 1,150 images with a logit
@@ -21,27 +22,39 @@ plateaus: it has ended when it separates. A size "stalls" when every seed
 ends on a plateau; it "falls towards 0" when every seed separates or
 interpolates.
 
-Steps. mft's ntk.every records 2 N / lambda_max(K_all), the squared
-loss's stable Euler step; the cross-entropy's linearised one is
-2 N / lambda_max(H^1/2 K H^1/2), H = diag(p) - p p^T per image. The pilot
-(below) found the first 30-1,000 times below steps at which runs are
-smooth, and the second, though it tells the smooth runs (M = 16, L = 4:
+Steps: gradient descent at a stated step, not the flow. mft's ntk.every
+records 2 N / lambda_max(K_all), the squared loss's stable Euler step; the
+cross-entropy's linearised one is 2 N / lambda_max(H^1/2 K H^1/2),
+H = diag(p) - p p^T per image. The first is 30-1,000 times below steps at
+which runs are smooth; the second tells the smooth runs (M = 16, L = 4:
 0.07 against dtau = 0.025) from those whose R rises (M <= 8 at L = 1,
-L = 2: 0.001 to 0.0075, falling as training goes on), would ask 25 times
-the earlier steps at M = 4. So the step follows a rule (adaptive): a model
-starts at the pilot's step (0.0125 for M = 1, 2, 4 and L = 2, whose pilots
-jumped at 0.025; 0.025 for M = 8, 16 and L = 4), and a model any of whose
-runs jumps (R doubles between two of its 200 history rows: the flow never
-raises R) is rerun, every seed, at half its step, at most twice. (Smaller
-rises do not go with the step: M = 1's R still rises by up to x1.46 at
-dtau = 0.01 and x1.33 at 0.004; the earlier design's jumps were x3.1 to
-x95.) Both linearised steps are reported at the end of each model's first
-seed (`mft ntk` in 6 blocks of the images: lambda_max(K) <= sum over the
+L = 2: 0.001 to 0.0075, falling as training goes on: the sharpness grows
+until Euler steps sit at the edge of their stability). Below it the flow
+itself would be followed, but at M = 4 (0.0011 at tau = 50) that is about
+140,000 steps a run, 3.3 h on 2 cores for the five seeds of M = 4 alone.
+Nor is halving the step a remedy within reach: this design's first form
+(the step halved, every seed, when a run's R doubled; seeds 6..10) stopped
+after M = 1, 2, whose R doubled between rows in 2 and 3 of 5 seeds at
+dtau = 0.0125 (x2.6, x4.6; x4.2, x4.3, x12.9: spikes of one to three rows
+that fall back, catapults at the edge of stability); rerun at 0.00625,
+M = 2's seed 7 still spiked x14.5 (at tau = 136 instead of 128; R at its
+end 0.041 against 0.059), M = 1's seed 10 did not (x1.33) and ended lower
+(0.108 against 0.284), and one halving of M = 1, 2, 4 would add about 95
+minutes to the design's 2 hours. The step changes where a small model is
+at tau = 150. So every model trains by Euler steps of the flow at its
+stated step (0.0125 for M = 1, 2, 4 and L = 2, whose pilots jumped at
+0.025; 0.025 for M = 8, 16 and L = 4), and the criteria speak of that
+training, gradient descent on the particles, as [A]'s own experiments do
+of theirs. A catapult (R at least doubling between two of a run's 200
+history rows: the flow never raises R) is counted per model and drawn;
+both linearised steps are reported at the end of each model's first seed
+(`mft ntk` in 6 blocks of the images: lambda_max(K) <= sum over the
 blocks, so the step from the sum is a lower bound).
 
-Sanity checks: (a) no run jumps, after at most two halvings; (b) each
-training forward's R equals its run's last R within 1e-9 (the logits are
-the run's end).
+Sanity checks: (a) no run ends inside a catapult: its last R lies within
+a factor 2 of the lowest R of its last fifth (the ending is read there);
+(b) each training forward's R equals its run's last R within 1e-9 (the
+logits are the run's end).
 Criteria, stated before the runs:
   1. the smallest model (M = 1, L = 1) stalls by tau = 150;
   2. width: the widest (M = 16) falls towards 0 by tau = 150;
@@ -51,8 +64,8 @@ Criteria, stated before the runs:
   5. width: R falls with M: each seed's log-log slope of R at tau = 60
      (fitted to log R over [48, 60]) against M, interval below 0;
   6. depth: the same against L (6 seeds);
-  7. the size chosen on validation (mean accuracy over its seeds 6..10 or
-     11) beats nearest centroid on the test images: its accuracy's
+  7. the size chosen on validation (mean accuracy over its seeds 12..16
+     or 17) beats nearest centroid on the test images: its accuracy's
      interval over 7 seeds above nearest centroid's;
   8. the same against logistic regression.
 Each can fail: 1 if a seed of M = 1 still falls, rises or separates; 2-3
@@ -99,21 +112,27 @@ x19 at 75; at dtau = 0.006 two rises in 280 rows to tau = 34. L = 4: share
 0.99 at 40, 1.0 from 60; step 0.075 [0.33] at 30; ratio 1.06. The squared
 loss's step there: 1.7e-6 to 7.6e-4; at initialisation on all 1,150
 images (M = 8, L = 1) 0.0346 (1 GiB, minutes; 5 blocks' bound 0.0341).
+This design's first form (seeds 6..10, dtau = 0.0125, to tau = 150; its
+forward passes not run): M = 1: R at the last row 0.235, 0.177, 0.230,
+0.182, 0.284, c -0.157, -0.385, +0.091, -0.181, -0.416, training accuracy
+0.912-0.947; M = 2: R 0.021, 0.059, 0.051, 0.044, 0.081, c -0.28, -0.30,
+-0.28, -0.45, -0.27, training accuracy 0.984-0.997.
 
   python3 scripts/experiments/width_depth.py [--quick] [--update-docs] [--jobs J]
 
-Local only (`mft ntk`; reruns depend on earlier runs). CPU seconds a step
-(the earlier timings): 0.028, 0.03, 0.035, 0.044, 0.057 (M = 1..16, L = 1),
-0.058, 0.12 (L = 2, 4). A seed: 12,000 steps of M = 1, 2, 4 (1,116 s),
-6,000 of M = 8, 16 (606 s), 4,800 of L = 2 (278 s), 2,400 of L = 4
-(288 s); 5 and 6 seeds and the chosen's 1-2 more: 12,900 CPU s, about
-1 h 55 min on 2 cores with the 7 kernels and the forward passes, before
-any rerun (a halving reruns a model at twice its steps: M = 8, L = 1 adds
-26 minutes). Writes width_depth.csv (per sweep and size: seeds, diverged,
-dtau, tau, halvings, the first seed's two linearised steps, the largest
-ratio of R between rows, R at tau = 60 with its interval, R at the end, c
-with its interval, the share separated, the endings, the accuracies, the
-chosen size, the runs' mft version and creation), width_depth-criteria.txt
+Local only (`mft ntk`; the chosen size's further seeds follow the runs
+before them). CPU seconds a step (the earlier timings): 0.028, 0.03,
+0.035, 0.044, 0.057 (M = 1..16, L = 1), 0.058, 0.12 (L = 2, 4). A seed:
+12,000 steps of M = 1, 2, 4 (1,116 s), 6,000 of M = 8, 16 (606 s), 4,800
+of L = 2 (278 s), 2,400 of L = 4 (288 s); 5 and 6 seeds and the chosen's
+1-2 more: 12,900 CPU s, about 1 h 55 min on 2 cores with the 7 kernels and
+the forward passes (the first form ran a pair of M = 1, 2 runs every 5.5
+minutes). Writes width_depth.csv (per sweep and size: seeds, diverged,
+dtau, tau, the runs with a catapult, the first seed's two linearised
+steps, the largest ratio of R between rows, R at tau = 60 with its
+interval, R at the end, c with its interval, the share separated, the
+endings, the accuracies, the chosen size, the runs' mft version and
+creation), width_depth-criteria.txt
 and exp_width_depth.png.
 """
 import chosen_python  # noqa: F401  (first: a python3 without numpy, h5py runs this under MFT_PYTHON)
@@ -127,22 +146,25 @@ import numpy as np
 import baselines
 import common
 import stats
+import width_depth_steps
 from common import Run
 
 # Seeds 1..5 were the earlier design's: its results are this one's pilot.
-# Every model trains seeds 6..10, the depth sweep's (M = 8) also 11, and
+# Seeds 6..11 were this design's first form (the step halved on a jump),
+# stopped after M = 1, 2 (the docstring's Steps). Every model trains
+# seeds 12..16, the depth sweep's (M = 8) also 17, and
 # the size chosen on validation further seeds up to chosen_seeds (the plans
-# of criteria 6-8). schedule: (M, L): (the first dtau, tau at the end).
-FULL = dict(widths=[1, 2, 4, 8, 16], fixed_L=1, depths=[1, 2, 4], fixed_M=8, seeds=[6, 7, 8, 9, 10],
-            depth_seeds=[6, 7, 8, 9, 10, 11], chosen_seeds=7, compare_tau=60.0,
+# of criteria 6-8). schedule: (M, L): (dtau, tau at the end).
+FULL = dict(widths=[1, 2, 4, 8, 16], fixed_L=1, depths=[1, 2, 4], fixed_M=8, seeds=[12, 13, 14, 15, 16],
+            depth_seeds=[12, 13, 14, 15, 16, 17], chosen_seeds=7, compare_tau=60.0,
             schedule={(1, 1): (0.0125, 150), (2, 1): (0.0125, 150), (4, 1): (0.0125, 150), (8, 1): (0.025, 150),
                       (16, 1): (0.025, 150), (8, 2): (0.0125, 60), (8, 4): (0.025, 60)},
             rows=200, blocks=6, train=None, test=None)
 QUICK = dict(widths=[1, 2], fixed_L=1, depths=[1, 2], fixed_M=2, seeds=[1, 2], depth_seeds=[1, 2, 3], chosen_seeds=4,
              compare_tau=0.5, schedule={(1, 1): (0.025, 1.0), (2, 1): (0.025, 1.0), (2, 2): (0.025, 0.5)},
              rows=10, blocks=2, train=64, test=32)
-JUMP = 2.0     # R doubling between two history rows: an Euler step past stability (the flow never raises R)
-HALVINGS = 2   # a model whose run jumps is rerun at half its step, at most this often
+JUMP = 2.0     # a catapult: R at least doubles between two history rows (the flow never raises R)
+END_SPIKE = 2.0  # sanity a: a run's last R within this factor of the lowest R of its last fifth
 VALIDATION = 0.2   # share of the training split that chooses the size
 SPLIT_SEED = 0
 REPRODUCED = 1e-9  # sanity b: the end's forward against the run's last R (relative)
@@ -153,7 +175,7 @@ READOUT = {"readout.kind": "mean", "readout.dim": 10, "loss.kind": "cross-entrop
 # 95 % interval over its 5 seeds, and the baselines (the same images).
 EARLIER = dict(seeds=5, width_slope=(-1.04, -1.34, -0.741), depth_slope=(-0.866, -1.75, 0.0202),
                test_acc=(0.940947, 0.93306, 0.948834), centroid=0.8914, logistic=0.9471)
-COLUMNS = ["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "halvings", "stable_dtau", "squared_dtau",
+COLUMNS = ["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "catapults", "stable_dtau", "squared_dtau",
            "largest_jump", "risk", "risk_low", "risk_high", "end_risk", "change", "change_low", "change_high",
            "separated_share", "ending", "train_acc", "validation", "test_acc", "test_acc_low", "test_acc_high",
            "chosen"]
@@ -206,19 +228,19 @@ def smallest(size):
     return size["widths"][0], size["fixed_L"]
 
 
-def schedule(size, M, L, halved=0):
-    """(dtau, steps, tau at the end) of model (M, L) after `halved` halvings."""
+def schedule(size, M, L):
+    """(dtau, steps, tau at the end) of model (M, L)."""
     dtau, tau = size["schedule"][M, L]
-    return dtau / 2 ** halved, int(round(tau * 2 ** halved / dtau)), float(tau)
+    return dtau, int(round(tau / dtau)), float(tau)
 
 
 def model_seeds(size, M, L):
     return size["depth_seeds"] if M == size["fixed_M"] else size["seeds"]
 
 
-def train_run(size, training, M, L, seed, halved=0):
-    dtau, steps, _ = schedule(size, M, L, halved)
-    return Run(run_name(M, L, seed) + (f"-h{halved}" if halved else ""), {
+def train_run(size, training, M, L, seed):
+    dtau, steps, _ = schedule(size, M, L)
+    return Run(run_name(M, L, seed), {
         "data.task": "file", "data.file": training, **READOUT, "model.heads": M, "model.slices": L, "init.seed": seed,
         "train.steps": steps, "train.dtau": dtau, "output.history_every": steps // size["rows"],
         "output.snapshot_every": steps})
@@ -226,54 +248,6 @@ def train_run(size, training, M, L, seed, halved=0):
 
 def run_name(M, L, seed):
     return f"M{M}-L{L}-s{seed}"
-
-
-def cross_entropy_curvature(gram, logits):
-    """lambda_max(H^1/2 K H^1/2) of one block: K its kernel ((M L) J J^T,
-    rows (image, class)), H the cross-entropy's Hessian in the logits,
-    diag(p_i) - p_i p_i^T for each image (p_i its softmax). The linearised
-    flow of the logits is dz/dtau = -K H z / N, so Euler steps are stable
-    while dtau < 2 N / lambda_max: the squared loss's bound with H in place
-    of the identity (H <= 1/2, and near 0 for an image classified with a
-    wide margin)."""
-    from scipy.linalg import eigh
-    n, k = logits.shape
-    p = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    w, U = np.linalg.eigh(np.einsum("ia,ab->iab", p, np.eye(k)) - np.einsum("ia,ib->iab", p, p))
-    root = np.einsum("iab,ib,icb->iac", U, np.sqrt(np.clip(w, 0, None)), U)
-    A = np.einsum("iab,ibjc,jdc->iajd", root, gram.reshape(n, k, n, k), root, optimize=True).reshape(n * k, n * k)
-    return float(eigh((A + A.T) / 2, eigvals_only=True, subset_by_index=[n * k - 1, n * k - 1])[0])
-
-
-def stable_steps(name, train_path, logits, blocks, options, folder):
-    """The linearised stable Euler steps of run `name` at its end (the
-    squared loss's, the cross-entropy's) and the file that keeps them. The
-    1,150 images' kernel is too large to diagonalise often (1 GiB, minutes),
-    so mft ntk computes it in blocks: with J_b block b's rows, J^T J =
-    sum_b J_b^T J_b, so lambda_max(K) <= sum_b lambda_max(K_b) (the same
-    with H) and 2 N / sum_b is a lower bound on the step. The blocks' files
-    (29 MB each) are removed once read (and so always rerun); their versions
-    and earliest creation stay in the kept file."""
-    import h5py
-    with h5py.File(train_path, "r") as f:
-        M, L = (int(f["config"].attrs[k]) for k in ("model.heads", "model.slices"))
-    paths = common.execute("width_depth", [Run(f"{name}-kernel-b{b}", {
-        "data.task": "file", "data.file": str(block), "init.file": str(train_path), "init.snapshot": -1, **READOUT,
-        "model.heads": M, "model.slices": L, "ntk.part": "all"}, command="ntk") for b, block in enumerate(blocks)],
-        options)
-    squared = curvature = 0.0
-    for b in range(len(blocks)):
-        with h5py.File(paths[f"{name}-kernel-b{b}"], "r") as f:
-            squared += float(f["ntk"].attrs["all_lambda_max"])
-            curvature += cross_entropy_curvature(f["ntk/gram"][()], logits[b::len(blocks)])
-    kept = folder / f"{name}-stable.h5"
-    with h5py.File(kept, "w") as f:
-        f.attrs.update(common.provenance(paths.values()))
-        f["steps"] = steps = (2 * len(logits) / squared, 2 * len(logits) / curvature)
-    for path in paths.values():
-        path.unlink()
-    return steps, kept
 
 
 def fitted_at(history, tau):
@@ -304,6 +278,7 @@ def measured(run, paths, size, stable=None):
             "change": common.change(h, common.last_fifth(h)),
             "ending": common.run_ending(h, logits=logits, labels=labels),
             "share": common.margin_fraction(logits, labels), "jump": float(np.max(risk[1:] / risk[:-1])),
+            "end_spike": float(risk[-1] / np.min(risk[np.asarray(h["tau"], float) >= common.last_fifth(h)])),
             "reproduced": abs(forward_risk - risk[-1]) / risk[-1], "dtau": run.args["train.dtau"],
             "stable": curvature, "squared": squared, "train_acc": float(h["accuracy"][-1]),
             "validation": float(h["test_accuracy"][-1]),
@@ -335,8 +310,9 @@ def train_and_measure(runs, size, files, options, kernel_seeds=()):
         stable = None
         if seed in kernel_seeds:
             with h5py.File(paths[f"{r.name}-fit"], "r") as f:
-                stable = stable_steps(r.name, paths[r.name], np.asarray(f["forward/predictions"][()], float), blocks,
-                                      options, folder)
+                stable = width_depth_steps.stable_steps(
+                    r.name, paths[r.name], np.asarray(f["forward/predictions"][()], float), blocks, READOUT,
+                    options, folder)
         per.setdefault((M, L), {})[seed] = measured(r, paths, size, stable)
     return per
 
@@ -345,17 +321,18 @@ def log_interval(got, key="risk"):
     return interval([np.log(v[key]) for v in got.values() if v[key] > 0])
 
 
-def table(per, size, chosen, halved):
+def table(per, size, chosen):
     rows = []
     for sweep, M, L in sizes(size):
         got = per[M, L]
         iv = {"risk": log_interval(got), "change": interval([v["change"] for v in got.values()]),
               "test_acc": interval([v["test_acc"] for v in got.values()])}
         seeds = max(len(model_seeds(size, M, L)), size["chosen_seeds"] if (M, L) == chosen else 0)
-        dtau, _, tau = schedule(size, M, L, halved[M, L])
+        dtau, _, tau = schedule(size, M, L)
         mean = lambda key: np.mean([v[key] for v in got.values()]) if got else np.nan
         row = {"sweep": sweep, "M": M, "L": L, "seeds": seeds, "diverged": seeds - len(got), "dtau": dtau, "tau": tau,
-               "halvings": halved[M, L], "ending": common.endings_text([v["ending"] for v in got.values()]),
+               "catapults": sum(v["jump"] >= JUMP for v in got.values()),
+               "ending": common.endings_text([v["ending"] for v in got.values()]),
                "chosen": "yes" if (M, L) == chosen else "", "runs": [p for v in got.values() for p in v["runs"]],
                "train_acc": mean("train_acc"), "validation": mean("validation"), "separated_share": mean("share"),
                "stable_dtau": np.nanmin([v["stable"] for v in got.values()] + [np.inf]),
@@ -422,10 +399,14 @@ def sanity_checks(per):
                       f"loss's {v['squared']:.3g}" for (M, L), got in per.items() for v in got.values()
                       if np.isfinite(v["stable"]))
     return [common.sanity(
-        f"the steps are stable: no run's R rises by a factor {JUMP:g} or more between two history rows (each model at "
-        f"its step after at most {HALVINGS} halvings)", bool(runs) and all(v["jump"] < JUMP for v in runs),
-        "largest ratio of R to the row before, per model: " + ", ".join(
-            f"M = {M}, L = {L} {max(v['jump'] for v in got.values()):.3g}" for (M, L), got in per.items() if got) +
+        f"no run ends inside a catapult: each run's last R lies within a factor {END_SPIKE:g} of the lowest R of its "
+        "last fifth", bool(runs) and all(v["end_spike"] < END_SPIKE for v in runs),
+        "largest last R over the last fifth's lowest: " + ", ".join(
+            f"M = {M}, L = {L} {max(v['end_spike'] for v in got.values()):.3g}" for (M, L), got in per.items() if got) +
+        f"; runs with a catapult (R x{JUMP:g} or more between two rows) and the largest ratio of R to the row "
+        "before, per model: " + ", ".join(
+            f"M = {M}, L = {L} {sum(v['jump'] >= JUMP for v in got.values())} of {len(got)}, "
+            f"x{max(v['jump'] for v in got.values()):.3g}" for (M, L), got in per.items() if got) +
         f"; the linearised stable steps at the end of each model's first seed (2 N / lambda_max, blocks' lower "
         f"bound): {steps}"),
         common.sanity(
@@ -492,7 +473,7 @@ def pixel_baselines(arrays):
 def main():
     import width_depth_figure  # imports this driver: here, not at the top, so that importing it stays acyclic
     options = common.parser(__doc__).parse_args()
-    common.local_only(options, "width_depth", "`mft ntk`, and reruns that depend on the runs before them")
+    common.local_only(options, "width_depth", "`mft ntk`, and further seeds that follow the runs before them")
     size = QUICK if options.quick else FULL
     folder = Path(options.runs) / ("width_depth-quick" if options.quick else "width_depth")
     training, test_file, blocks, arrays = split_files(options, size, folder)
@@ -500,37 +481,26 @@ def main():
     models = list(dict.fromkeys((M, L) for _, M, L in sizes(size)))
     if not options.quick:
         print("[width_depth] 38 runs and their forward passes, the kernels at the end of each model's first seed, "
-              "the reruns of any model that jumps, then the chosen size's further seeds: about 2 h on 2 cores "
-              "before any rerun", flush=True)
-    # The adaptive rule: a model any of whose runs jumps is rerun, every
-    # seed, at half its step (at most HALVINGS times).
-    per, halved, pending = {}, {m: 0 for m in models}, models
-    for attempt in range(HALVINGS + 1):
-        runs = [train_run(size, training, M, L, s, halved[M, L]) for M, L in pending for s in model_seeds(size, M, L)]
-        got = train_and_measure(runs, size, files, options, kernel_seeds=[size["seeds"][0]])
-        per.update({m: got.get(m, {}) for m in pending})
-        pending = [m for m in pending if any(v["jump"] >= JUMP for v in per[m].values())]
-        if not pending or attempt == HALVINGS:
-            break
-        for m in pending:
-            halved[m] += 1
-        print(f"[width_depth] rerun at half the step: {', '.join(f'M = {M}, L = {L}' for M, L in pending)}",
-              flush=True)
+              "then the chosen size's further seeds: about 1 h 55 min on 2 cores", flush=True)
+    runs = [train_run(size, training, M, L, s) for M, L in models for s in model_seeds(size, M, L)]
+    got = train_and_measure(runs, size, files, options, kernel_seeds=[size["seeds"][0]])
+    per = {m: got.get(m, {}) for m in models}
     chosen = stats.best_on_validation({m: 1 - np.mean([v["validation"] for v in per[m].values()])
                                        for m in models if per[m]})
     # The chosen size's test accuracy is judged over chosen_seeds seeds (the
     # plan of criteria 7, 8): the further seeds follow the choice.
     further = list(range(max(size["depth_seeds"]) + 1, 100))[:size["chosen_seeds"] - len(model_seeds(size, *chosen))]
-    for got in train_and_measure([train_run(size, training, *chosen, s, halved[chosen]) for s in further], size,
+    for got in train_and_measure([train_run(size, training, *chosen, s) for s in further], size,
                                  files, options).values():
         per[chosen].update(got)
     base = pixel_baselines(arrays)
-    rows = table(per, size, chosen, halved)
+    rows = table(per, size, chosen)
     common.write_csv("width_depth", options, COLUMNS, rows)
     for r in rows:
         print(f"{r['sweep']} M = {r['M']}, L = {r['L']}, dtau {r['dtau']:g}: R at tau = {size['compare_tau']:g} "
               f"{r['risk']:.4g}, at its end {r['end_risk']:.4g}; {r['ending']}; test {r['test_acc']:.3f}"
-              f"{' (chosen)' if r['chosen'] else ''}; largest jump x{r['largest_jump']:.3g}")
+              f"{' (chosen)' if r['chosen'] else ''}; {r['catapults']} runs with a catapult, the largest "
+              f"x{r['largest_jump']:.3g}")
     for part, b in base.items():
         print(f"baselines on the {part} images: logistic regression {b['logistic']:.4f}, nearest centroid "
               f"{b['centroid']:.4f}")

@@ -59,7 +59,7 @@ def plot(per, size, base, chosen, options):
             ax.plot([k] * len(got), [v["dtau"] / v[key] for v in got.values()], marker,
                     color=f"C{1 + (key != 'stable')}",
                     label=f"dtau / the {label} linearised stable step (first seed)" if k == 0 else None)
-    ax.axhline(JUMP, color="k", lw=0.8, label=f"a jump (sanity a): x{JUMP:g}")
+    ax.axhline(JUMP, color="k", lw=0.8, label=f"a catapult: x{JUMP:g}")
     ax.axhline(1, color="k", ls=":", lw=0.8)
     ax.set_yscale("log")
     ax.set_title("the steps' stability", fontsize=9)

@@ -21,7 +21,7 @@ EXPECTED = {
     "icl": (["method", "M", "L", "seeds", "diverged", "validation", "test_ratio", "test_low", "test_high",
              "to_one_step", "to_one_step_low", "to_one_step_high", "last_fall", "last_fall_low", "last_fall_high",
              "chosen", "mft_version", "created"], 4),
-    "width_depth": (["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "halvings", "stable_dtau", "squared_dtau",
+    "width_depth": (["sweep", "M", "L", "seeds", "diverged", "dtau", "tau", "catapults", "stable_dtau", "squared_dtau",
                      "largest_jump", "risk", "risk_low", "risk_high", "end_risk", "change", "change_low", "change_high",
                      "separated_share", "ending", "train_acc", "validation", "test_acc", "test_acc_low",
                      "test_acc_high", "chosen", "mft_version", "created"], 4),
