@@ -4,6 +4,7 @@
 #include "mft/runs/commands.hpp"
 #include "mft/core/async_output.hpp"
 #include "mft/core/config.hpp"
+#include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/petsc_session.hpp"
 #include "mft/io/petsc_outputs.hpp"
@@ -64,6 +65,8 @@ int run(int argc, char **argv, const std::vector<std::string> &args, int rank) {
   if (args[0] == "--version") {
     if (rank == 0)
       std::cout << "mft " << mft::kVersion << "\n"
+                << "compiled for " << mft::kCompiledFor << "\n"
+                << "BLAS: " << mft::blas_provenance() << "\n"
                 << "CPU features it was compiled to use:" << (*mft_compiled_cpu_features ? "" : " none beyond x86-64")
                 << mft_compiled_cpu_features << "\n";
     return 0;

@@ -4,7 +4,9 @@
 # commit the binary was built from. The header is rewritten only when the
 # string changed, so an unchanged tree recompiles nothing.
 #
-# Run as a script: cmake -DSOURCE_DIR=.. -DOUTPUT=.. -DVERSION=.. -P version.cmake
+# COMPILED_FOR (the CPU target, compiler and build type) goes beside it.
+#
+# Run as a script: cmake -DSOURCE_DIR=.. -DOUTPUT=.. -DVERSION=.. -DCOMPILED_FOR=.. -P version.cmake
 set(commit "")
 find_package(Git QUIET)
 if(GIT_FOUND AND EXISTS "${SOURCE_DIR}/.git")
@@ -18,4 +20,5 @@ if(commit)
 else()
   set(MFT_VERSION_STRING "${VERSION}")
 endif()
+set(MFT_COMPILED_FOR "${COMPILED_FOR}")
 configure_file("${SOURCE_DIR}/include/mft/core/version.hpp.in" "${OUTPUT}" @ONLY)

@@ -38,6 +38,12 @@ BlasInfo blas_info() {
   if (auto f = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename")))
     if (const char *name = f()) info.core = name;
   if (info.core.empty()) return info;
+  using Config = char *(*)();
+  if (auto f = reinterpret_cast<Config>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
+    if (const char *config = f()) info.config = config;
+  // Older OpenBLAS builds name no core in their configuration string.
+  if (info.config.find(info.core) == std::string::npos)
+    info.config += (info.config.empty() ? "OpenBLAS core " : ", core ") + info.core;
   const std::set<std::string> flags = cpu_flags();
   const bool avx512 = flags.count("avx512f") && flags.count("avx512dq") && flags.count("avx512bw") &&
                       flags.count("avx512vl");
@@ -55,6 +61,11 @@ std::string blas_summary() {
   const BlasInfo info = blas_info();
   if (info.core.empty()) return "BLAS (not OpenBLAS)";
   return "OpenBLAS core " + info.core + (info.advice.empty() ? "" : " (slow: " + info.advice + ")");
+}
+
+std::string blas_provenance() {
+  const BlasInfo info = blas_info();
+  return info.core.empty() ? "not OpenBLAS" : info.config;
 }
 
 } // namespace mft

@@ -3,6 +3,7 @@
 #include "mft/core/petsc_session.hpp"
 #include "mft/io/petsc_outputs.hpp"
 
+#include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/log_events.hpp"
 #include "mft/core/version.hpp"
@@ -211,6 +212,8 @@ RunFile::RunFile(const std::string &path, const ProcessGrid &grid, const Config 
   phase(what, [&] {
     h5::write_attribute(file_, "format", std::string("mft/1"));
     h5::write_attribute(file_, "mft_version", std::string(kVersion));
+    h5::write_attribute(file_, "compiled_for", std::string(kCompiledFor));
+    h5::write_attribute(file_, "blas", blas_provenance());
     h5::write_attribute(file_, "created", info.created);
     h5::write_attribute(file_, "command_line", info.command_line);
     h5::write_attribute(file_, "ranks", info.ranks);

@@ -8,12 +8,20 @@ mft_run 2 forward --model.heads 5 --model.slices 3 --data.sequences 7 --output.f
 risk_a=$(sed -n 's/^risk = //p' out.txt)
 grep -q "^wrote a.h5" out.txt || fail "no 'wrote a.h5' line"
 
+# The build a file names is the one mft --version names.
+"$MFT" --version >version.txt 2>version_err.txt || fail "mft --version: exit $?"
 "$PYTHON" - <<'PY' || fail "a.h5 does not follow the schema"
-import h5py, numpy as np
+import h5py, numpy as np, re
 f = h5py.File("a.h5", "r")
 assert f.attrs["format"] == "mft/1"
-for a in ("mft_version", "created", "command_line"):
+for a in ("mft_version", "created", "command_line", "compiled_for", "blas"):
     assert isinstance(f.attrs[a], str) and f.attrs[a], a
+version = open("version.txt").read().splitlines()
+assert version[0] == "mft " + f.attrs["mft_version"], (version[0], f.attrs["mft_version"])
+assert version[1] == "compiled for " + f.attrs["compiled_for"], (version[1], f.attrs["compiled_for"])
+assert version[2] == "BLAS: " + f.attrs["blas"], (version[2], f.attrs["blas"])
+assert re.fullmatch(r"(-march=[\w.-]+|the compiler's default target), \w+ [\d.]+, \w+(, sanitizers)?",
+                    f.attrs["compiled_for"]), f.attrs["compiled_for"]
 assert f.attrs["ranks"] == 2
 c = f["config"].attrs
 keys = """model.d model.head_dim model.heads model.slices model.mlp_width model.mlp_particles
