@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <set>
 #include <type_traits>
@@ -194,6 +195,14 @@ Config check_header(hid_t file, const Checker &check, const std::string &path, b
                    h5::attribute_class(file, "format") == h5::AttributeClass::String &&
                    h5::read_string_attribute(file, "format") == "mft/1";
   if (!mft) check.refuse("not an mft/1 run file");
+  // What built the file is said, not checked: a malformed value reads as none.
+  for (auto [name, value] : {std::pair{"compiled_for", &point.compiled_for}, std::pair{"blas", &point.blas}})
+    try {
+      if (H5Aexists(file, name) > 0 && h5::attribute_class(file, name) == h5::AttributeClass::String)
+        *value = h5::read_string_attribute(file, name);
+    } catch (const std::exception &) {
+      value->clear();
+    }
   point.config = read_config_text(file, check);
   Config c;
   try {

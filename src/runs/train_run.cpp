@@ -84,6 +84,7 @@ void print_header(std::ostream &out, const Config &c, const Problem &problem,
     out << "restart from " << restart << ": step " << point.step << ", tau " << point.tau;
     if (output != restart) out << ", continued in " << output << " (a copy)";
     out << "\n";
+    if (const std::string note = build_difference(restart, point); !note.empty()) out << note << "\n";
   }
   if (c.ntk.every > 0)
     out << "stability: every " << c.ntk.every << " steps /history/euler_dtau_max = 2 N / lambda_max(K_all), "

@@ -20,6 +20,14 @@ mft_run 2 train "${run[@]}" --train.steps 8 --output.file fileonly.h5
 mft_run 2 train --restart fileonly.h5 --train.steps 16
 [ "$status" -eq 0 ] || { fail "restart with the file's keys alone: exit $status"; cat err.txt; }
 same_runs straight.h5 fileonly.h5 || fail "the restart with the file's keys differs from the straight run"
+grep -q "was begun by an mft" out.txt && fail "a restart by the build that began the file printed a build note"
+# A file begun by another build: the restart says so, and that its steps
+# need not equal an uninterrupted run bit for bit.
+cp fileonly.h5 otherbuild.h5
+"$PYTHON" -c "import h5py; h5py.File('otherbuild.h5', 'r+').attrs['compiled_for'] = '-march=x86-64, GNU 1.0, Release'"
+mft_run 2 train --restart otherbuild.h5 --train.steps 20
+[ "$status" -eq 0 ] && grep -q "^note: otherbuild.h5 was begun by an mft compiled for -march=x86-64, GNU 1.0, Release (this one: -march=" out.txt ||
+  { fail "no note on a restart of a file begun by another build"; cat out.txt err.txt; }
 # The keys a restart changed are the file's now: its next restart goes on from them.
 "$PYTHON" -c "
 import h5py
