@@ -1,9 +1,11 @@
 // A restart takes its configuration from the file it continues.
 #include "mft/runs/restart_config.hpp"
 
+#include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/input_file.hpp"
 #include "mft/model/particles.hpp"
+#include "mft/core/version.hpp"
 
 #include <map>
 #include <sys/stat.h>
@@ -104,6 +106,17 @@ void check_restart_config(const Config &config, const RunFileSummary &point, con
       throw InputError(key_error(option, path,
                                  e.key + " = " + shown(here) + " differs from the file's " + shown(it->second)));
   }
+}
+
+std::string build_difference(const std::string &path, const RunFileSummary &point) {
+  std::string differs;
+  if (!point.compiled_for.empty() && point.compiled_for != kCompiledFor)
+    differs = "compiled for " + point.compiled_for + " (this one: " + kCompiledFor + ")";
+  if (const std::string blas = blas_provenance(); !point.blas.empty() && point.blas != blas)
+    differs += (differs.empty() ? "" : ", ") + ("running " + point.blas + " (this one: " + blas + ")");
+  if (differs.empty()) return "";
+  return "note: " + path + " was begun by an mft " + differs +
+         ": the continued steps round as this build does, so they need not equal an uninterrupted run bit for bit";
 }
 
 } // namespace mft

@@ -91,17 +91,6 @@ int rank_of(MPI_Comm comm) {
 
 } // namespace
 
-std::string build_difference(const std::string &path, const RunFileSummary &point) {
-  std::string differs;
-  if (!point.compiled_for.empty() && point.compiled_for != kCompiledFor)
-    differs = "compiled for " + point.compiled_for + " (this one: " + kCompiledFor + ")";
-  if (const std::string blas = blas_provenance(); !point.blas.empty() && point.blas != blas)
-    differs += (differs.empty() ? "" : ", ") + ("running " + point.blas + " (this one: " + blas + ")");
-  if (differs.empty()) return "";
-  return "note: " + path + " was begun by an mft " + differs +
-         ": the continued steps round as this build does, so they need not equal an uninterrupted run bit for bit";
-}
-
 RunInfo make_run_info(MPI_Comm comm, int argc, const char *const *argv) {
   RunInfo info;
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);

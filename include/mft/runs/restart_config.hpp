@@ -38,4 +38,10 @@ std::string resume_target(MPI_Comm comm, const Config &config);
 void check_restart_config(const Config &config, const RunFileSummary &point, const std::string &path,
                           const std::string &option);
 
+// A note for a restart whose file was written by another build than this
+// one (its compiled_for or blas differ): the continued run rounds as this
+// build does, so it need not equal an uninterrupted run bit for bit.
+// Empty when both match, or the file does not say.
+std::string build_difference(const std::string &path, const RunFileSummary &point);
+
 } // namespace mft

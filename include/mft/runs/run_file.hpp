@@ -81,11 +81,6 @@ struct RunFileSummary {
   std::string compiled_for, blas;
 };
 
-// A note for a restart whose file was written by another build than this
-// one (its compiled_for or blas differ): the continued run rounds as this
-// build does, so it need not equal an uninterrupted run bit for bit.
-// Empty when both match, or the file does not say.
-std::string build_difference(const std::string &path, const RunFileSummary &point);
 
 // Reads and checks, on this rank alone and without writing, every part of
 // the run file `path` that a restart (`training`) or mft ntk --from reads:
