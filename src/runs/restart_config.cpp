@@ -4,8 +4,8 @@
 #include "mft/core/blas_info.hpp"
 #include "mft/core/error.hpp"
 #include "mft/core/input_file.hpp"
-#include "mft/model/particles.hpp"
 #include "mft/core/version.hpp"
+#include "mft/model/particles.hpp"
 
 #include <map>
 #include <sys/stat.h>

@@ -81,7 +81,6 @@ struct RunFileSummary {
   std::string compiled_for, blas;
 };
 
-
 // Reads and checks, on this rank alone and without writing, every part of
 // the run file `path` that a restart (`training`) or mft ntk --from reads:
 // the format, /config, the types, shapes, layouts and row counts of /data,
