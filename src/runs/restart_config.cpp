@@ -109,11 +109,15 @@ void check_restart_config(const Config &config, const RunFileSummary &point, con
 }
 
 std::string build_difference(const std::string &path, const RunFileSummary &point) {
+  // The file's words reach the terminal: escaped, and at most a line long.
+  const auto said = [](const std::string &text) {
+    return printable(text.size() > 200 ? text.substr(0, 200) + "..." : text);
+  };
   std::string differs;
   if (!point.compiled_for.empty() && point.compiled_for != kCompiledFor)
-    differs = "compiled for " + point.compiled_for + " (this one: " + kCompiledFor + ")";
+    differs = "compiled for " + said(point.compiled_for) + " (this one: " + kCompiledFor + ")";
   if (const std::string blas = blas_provenance(); !point.blas.empty() && point.blas != blas)
-    differs += (differs.empty() ? "" : ", ") + ("running " + point.blas + " (this one: " + blas + ")");
+    differs += (differs.empty() ? "" : ", ") + ("running " + said(point.blas) + " (this one: " + blas + ")");
   if (differs.empty()) return "";
   return "note: " + path + " was begun by an mft " + differs +
          ": the continued steps round as this build does, so they need not equal an uninterrupted run bit for bit";

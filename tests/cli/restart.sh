@@ -28,6 +28,12 @@ cp fileonly.h5 otherbuild.h5
 mft_run 2 train --restart otherbuild.h5 --train.steps 20
 [ "$status" -eq 0 ] && grep -q "^note: otherbuild.h5 was begun by an mft compiled for -march=x86-64, GNU 1.0, Release (this one: -march=" out.txt ||
   { fail "no note on a restart of a file begun by another build"; cat out.txt err.txt; }
+# What the file says of its build reaches the terminal escaped and cut to a line.
+cp fileonly.h5 hostilebuild.h5
+"$PYTHON" -c "import h5py; h5py.File('hostilebuild.h5', 'r+').attrs['blas'] = 'Open\x1b[31mBLAS' + 'x' * 5000"
+mft_run 2 train --restart hostilebuild.h5 --train.steps 20
+[ "$status" -eq 0 ] && grep -qF 'running Open\x1b[31mBLASxxx' out.txt && grep -qF 'xxx... (this one: ' out.txt &&
+  ! grep -q $'\x1b' out.txt || { fail "the file's blas reached the terminal raw"; cat out.txt err.txt; }
 # The keys a restart changed are the file's now: its next restart goes on from them.
 "$PYTHON" -c "
 import h5py
